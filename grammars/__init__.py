@@ -1,0 +1,1 @@
+"""The lark grammars, one per dialect. Shipped inside the wheel as ``translator.grammars``."""

@@ -1,0 +1,39 @@
+"""Shared test helpers: paths, and the REST spec's JSON Schema that every written document must pass."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+#: The workplace's shared data (seeds, corpus, conformance), beside the checkout.
+SHARED = Path(os.environ.get("ICEBERG_UDF_SHARED", ROOT.parent / "shared"))
+
+
+@cache
+def _schema_validator() -> Any:
+    import jsonschema
+
+    path = SHARED / "conformance" / "iceberg-rest-function-metadata.schema.json"
+    schema = json.loads(path.read_text())
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def assert_rest_schema_valid(document: dict[str, Any] | str) -> None:
+    """Fail unless ``document`` passes the Iceberg REST catalog's FunctionMetadata schema."""
+    doc = json.loads(document) if isinstance(document, str) else document
+    errors = sorted(_schema_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
+
+
+@pytest.fixture
+def rest_schema_valid() -> Callable[[dict[str, Any] | str], None]:
+    return assert_rest_schema_valid

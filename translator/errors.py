@@ -1,0 +1,127 @@
+"""One exception hierarchy, and warnings as data.
+
+Every error that comes from user input carries a :class:`Position` where one exists, so the CLI
+can print ``file:line:column``, the source line and a caret, and a library caller can do the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "Diagnostic",
+    "MergeError",
+    "MetadataError",
+    "Position",
+    "SqlSyntaxError",
+    "TranslatorError",
+    "UnsupportedError",
+    "format_diagnostic",
+    "position_at",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A place in a source text. ``line`` and ``column`` count from 1; ``offset`` from 0."""
+
+    line: int
+    column: int
+    offset: int = 0
+    file: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file or '<sql>'}:{self.line}:{self.column}"
+
+
+def position_at(text: str, offset: int, file: str | None = None, base: Position | None = None) -> Position:
+    """The position of ``offset`` in ``text``; ``base`` is where ``text`` itself starts."""
+    offset = max(0, min(offset, len(text)))
+    line = text.count("\n", 0, offset)
+    col = offset - (text.rfind("\n", 0, offset) + 1)
+    if base is None:
+        return Position(line + 1, col + 1, offset, file)
+    return Position(
+        base.line + line,
+        (base.column + col) if line == 0 else col + 1,
+        base.offset + offset,
+        base.file if file is None else file,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A warning, returned with results. ``lossy`` marks information that a translation drops."""
+
+    code: str
+    message: str
+    position: Position | None = None
+    lossy: bool = False
+
+    def __str__(self) -> str:
+        where = f"{self.position}: " if self.position else ""
+        return f"{where}warning[{self.code}]: {self.message}"
+
+
+class TranslatorError(Exception):
+    """Root of every error this package raises on purpose."""
+
+    code = "error"
+
+    def __init__(
+        self,
+        message: str,
+        position: Position | None = None,
+        *,
+        source_line: str | None = None,
+        expected: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+        self.source_line = source_line
+        self.expected = expected
+
+    def __str__(self) -> str:
+        return format_diagnostic(self)
+
+
+class SqlSyntaxError(TranslatorError):
+    """The SQL text does not follow the dialect's grammar."""
+
+    code = "syntax"
+
+
+class UnsupportedError(TranslatorError):
+    """Well-formed input that Iceberg or the target engine cannot express (a type, a clause)."""
+
+    code = "unsupported"
+
+
+class MetadataError(TranslatorError):
+    """A metadata document that breaks the spec. ``problems`` holds every (json-path, message)."""
+
+    code = "metadata"
+
+    def __init__(self, message: str, problems: list[tuple[str, str]] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or []
+
+
+class MergeError(TranslatorError):
+    """A statement that conflicts with existing metadata (already exists, return type changed)."""
+
+    code = "merge"
+
+
+def format_diagnostic(err: TranslatorError) -> str:
+    """``file:line:col: error: message``, the source line, a caret, and what was expected."""
+    head = f"{err.position}: " if err.position else ""
+    lines = [f"{head}error: {err.message}"]
+    if err.position is not None and err.source_line is not None:
+        src = err.source_line.expandtabs(1)
+        lines.append(f"    {src}")
+        lines.append("    " + " " * (err.position.column - 1) + "^")
+    if err.expected:
+        lines.append("expected one of: " + ", ".join(err.expected))
+    return "\n".join(lines)

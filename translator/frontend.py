@@ -1,0 +1,66 @@
+"""Script -> statements: split, classify, hand function DDL to the dialect, keep going on errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from translator.dialects import get_dialect
+from translator.errors import TranslatorError
+from translator.ir import SkippedStatement, Statement
+from translator.script import StatementText, split_statements
+
+__all__ = ["ParsedScript", "is_function_ddl", "parse_script"]
+
+
+@dataclass(slots=True)
+class ParsedScript:
+    """Every statement that parsed, in order, and every error; one bad statement stops nothing."""
+
+    statements: list[Statement] = field(default_factory=list)
+    errors: list[TranslatorError] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+_CREATE_MODIFIERS = frozenset({"OR", "REPLACE", "TEMPORARY", "TEMP"})
+
+
+def is_function_ddl(stmt: StatementText) -> bool:
+    """``CREATE [OR REPLACE] [TEMPORARY] FUNCTION`` or ``DROP [TEMPORARY] FUNCTION``."""
+    words = stmt.words
+    if not words or words[0].kind != "word" or words[0].upper not in ("CREATE", "DROP"):
+        return False
+    for tok in words[1:5]:
+        if tok.kind != "word":
+            return False
+        if tok.upper == "FUNCTION":
+            return True
+        if tok.upper not in _CREATE_MODIFIERS:
+            return False
+    return False
+
+
+def parse_script(sql: str, dialect: str, *, file: str | None = None) -> ParsedScript:
+    """Parse every statement of ``sql``. Statements that are not function DDL are skipped."""
+    d = get_dialect(dialect)
+    result = ParsedScript()
+    try:
+        pieces = split_statements(sql, d.lexical, file=file)
+    except TranslatorError as e:
+        result.errors.append(e)
+        return result
+    for piece in pieces:
+        if not is_function_ddl(piece):
+            words = piece.words
+            head = " ".join(t.upper for t in words[:2] if t.kind == "word") or piece.text[:20]
+            result.statements.append(
+                SkippedStatement(piece.text, f"not function DDL ({head})", piece.position)
+            )
+            continue
+        try:
+            result.statements.append(d.parse_statement(piece))
+        except TranslatorError as e:
+            result.errors.append(e)
+    return result

@@ -1,0 +1,87 @@
+"""Load a dialect's lark grammar and turn lark's exceptions into positioned syntax errors."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from translator.errors import Position, SqlSyntaxError, position_at
+
+__all__ = ["grammar_text", "load_parser", "parse_with"]
+
+
+def grammar_text(name: str) -> str:
+    """The text of ``grammars/<name>.lark`` as shipped in the package."""
+    return resources.files("translator.grammars").joinpath(f"{name}.lark").read_text("utf-8")
+
+
+@cache
+def load_parser(name: str, start: str = "start") -> Lark:
+    """An LALR parser for ``grammars/<name>.lark``, built once per process.
+
+    ``propagate_positions`` gives every tree node its line, column and offsets, which the
+    Transformers turn into :class:`~translator.errors.Position` values.
+    """
+    return Lark(
+        grammar_text(name),
+        parser="lalr",
+        lexer="contextual",
+        start=start,
+        propagate_positions=True,
+        maybe_placeholders=True,
+        cache=False,
+    )
+
+
+def parse_with(parser: Lark, text: str, base: Position | None = None) -> Tree[Token]:
+    """Parse ``text``; a failure becomes a :class:`SqlSyntaxError` at its place in the script."""
+    try:
+        return parser.parse(text)
+    except UnexpectedInput as e:
+        raise _syntax_error(parser, text, e, base) from None
+
+
+def _syntax_error(parser: Lark, text: str, e: UnexpectedInput, base: Position | None) -> SqlSyntaxError:
+    if isinstance(e, UnexpectedEOF) or (
+        isinstance(e, UnexpectedToken) and e.token.type == "$END"
+    ):
+        offset = len(text.rstrip())
+        found = "end of statement"
+    elif isinstance(e, UnexpectedToken):
+        offset = e.token.start_pos or 0
+        found = repr(str(e.token))
+    elif isinstance(e, UnexpectedCharacters):
+        offset = e.pos_in_stream or 0
+        found = repr(text[offset])
+    else:  # pragma: no cover - lark has no other kinds today
+        offset = getattr(e, "pos_in_stream", 0) or 0
+        found = "input"
+    expected = _readable_expected(parser, getattr(e, "expected", None) or getattr(e, "allowed", None))
+    pos = position_at(text, offset, base=base)
+    local = position_at(text, offset)
+    line = text.splitlines()[local.line - 1] if text.strip() else ""
+    if base is not None and local.line == 1:
+        # The statement's first line is shown as it stands in the script, so the caret lines up.
+        line = " " * (base.column - 1) + line
+    return SqlSyntaxError(f"unexpected {found}", pos, source_line=line, expected=expected)
+
+
+def _readable_expected(parser: Lark, names: object) -> tuple[str, ...]:
+    if not names:
+        return ()
+    out: set[str] = set()
+    for name in names:  # type: ignore[attr-defined]
+        try:
+            term = parser.get_terminal(name)
+        except KeyError:
+            out.add(str(name))
+            continue
+        pattern = term.pattern
+        if pattern.type == "str":
+            out.add(pattern.value.upper() if pattern.value.isalpha() else repr(pattern.value)[1:-1])
+        else:
+            out.add(name.lower().replace("_", " "))
+    return tuple(sorted(out))

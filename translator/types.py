@@ -1,0 +1,342 @@
+"""Iceberg types as the UDF spec uses them: immutable values whose ``str()`` is canonical.
+
+The canonical string is the one the spec's ``definition-id`` is built from (lower-case names, no
+spaces: ``decimal(9,2)``, ``list<int>``, ``struct<id:int,name:string>``). pyiceberg's serializer is
+deliberately not reused: it writes ``decimal(9, 2)`` and needs field ids, both wrong here.
+
+Reading is lenient (any case, whitespace inside parameters, the extra keys table schemas carry);
+writing is canonical. Whether a *stored* type string is canonical is a metadata-validation
+question, answered in :mod:`translator.metadata`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+__all__ = [
+    "PRIMITIVE_NAMES",
+    "DecimalType",
+    "FixedType",
+    "GeographyType",
+    "GeometryType",
+    "IcebergType",
+    "ListType",
+    "MapType",
+    "PrimitiveType",
+    "StructField",
+    "StructType",
+    "TypeJson",
+    "TypeParseError",
+    "definition_id",
+    "parse_type_json",
+    "parse_type_string",
+    "type_to_json",
+]
+
+TypeJson: TypeAlias = str | dict[str, Any]
+
+#: Primitive names that take no parameters.
+PRIMITIVE_NAMES = frozenset(
+    {
+        "boolean", "int", "long", "float", "double", "date", "time", "timestamp", "timestamptz",
+        "timestamp_ns", "timestamptz_ns", "string", "uuid", "binary", "variant", "unknown",
+    }
+)  # fmt: skip
+
+#: Characters that would make a struct field name ambiguous inside a definition-id (the spec
+#: writes names raw, so ``struct<a,b:int>`` could be read two ways) or break "no spaces or quotes".
+_AMBIGUOUS_NAME_CHARS = frozenset(",:<>()[]'\"`") | frozenset(" \t\r\n")
+
+
+class TypeParseError(ValueError):
+    """A type string or JSON value that is not an Iceberg type. ``path`` is relative (``.element``)."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+
+@dataclass(frozen=True, slots=True)
+class IcebergType:
+    """Base of all types. Equality and hashing are structural."""
+
+    def __str__(self) -> str:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+    @property
+    def is_primitive(self) -> bool:
+        return not isinstance(self, ListType | MapType | StructType)
+
+
+@dataclass(frozen=True, slots=True)
+class PrimitiveType(IcebergType):
+    """A primitive without parameters, named by one of :data:`PRIMITIVE_NAMES`."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.name not in PRIMITIVE_NAMES:
+            raise TypeParseError(f"{self.name!r} is not an Iceberg primitive type")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class DecimalType(IcebergType):
+    precision: int
+    scale: int
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.precision <= 38:
+            raise TypeParseError(f"decimal precision {self.precision} is outside 1..38")
+        if not 0 <= self.scale <= self.precision:
+            raise TypeParseError(
+                f"decimal scale {self.scale} is outside 0..{self.precision} (the precision)"
+            )
+
+    def __str__(self) -> str:
+        return f"decimal({self.precision},{self.scale})"
+
+
+@dataclass(frozen=True, slots=True)
+class FixedType(IcebergType):
+    length: int
+
+    def __post_init__(self) -> None:
+        if self.length < 1:
+            raise TypeParseError(f"fixed length {self.length} must be at least 1")
+
+    def __str__(self) -> str:
+        return f"fixed[{self.length}]"
+
+
+@dataclass(frozen=True, slots=True)
+class GeometryType(IcebergType):
+    """``geometry`` or ``geometry(C)``; no CRS means the spec's default, OGC:CRS84."""
+
+    crs: str | None = None
+
+    def __str__(self) -> str:
+        return "geometry" if self.crs is None else f"geometry({self.crs})"
+
+
+@dataclass(frozen=True, slots=True)
+class GeographyType(IcebergType):
+    """``geography``, ``geography(C)`` or ``geography(C,A)`` (A: the edge algorithm)."""
+
+    crs: str | None = None
+    algorithm: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.algorithm is not None and self.crs is None:
+            raise TypeParseError("a geography edge algorithm needs a CRS before it")
+
+    def __str__(self) -> str:
+        if self.crs is None:
+            return "geography"
+        if self.algorithm is None:
+            return f"geography({self.crs})"
+        return f"geography({self.crs},{self.algorithm})"
+
+
+@dataclass(frozen=True, slots=True)
+class ListType(IcebergType):
+    element: IcebergType
+
+    def __str__(self) -> str:
+        return f"list<{self.element}>"
+
+
+@dataclass(frozen=True, slots=True)
+class MapType(IcebergType):
+    key: IcebergType
+    value: IcebergType
+
+    def __str__(self) -> str:
+        return f"map<{self.key},{self.value}>"
+
+
+@dataclass(frozen=True, slots=True)
+class StructField:
+    """A named struct field. ``doc`` is carried along but is not part of the type's identity."""
+
+    name: str
+    type: IcebergType
+    doc: str | None = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class StructType(IcebergType):
+    fields: tuple[StructField, ...]
+
+    def __init__(self, fields: Iterable[StructField]) -> None:
+        object.__setattr__(self, "fields", tuple(fields))
+        seen: set[str] = set()
+        for f in self.fields:
+            if not f.name:
+                raise TypeParseError("a struct field needs a non-empty name")
+            if f.name in seen:
+                raise TypeParseError(f"struct has duplicate field name {f.name!r}")
+            seen.add(f.name)
+
+    def __str__(self) -> str:
+        return "struct<" + ",".join(f"{f.name}:{f.type}" for f in self.fields) + ">"
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+
+
+_PARAM_RE = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\((.*)\)|\[(.*)\])?\s*$", re.DOTALL)
+
+
+def parse_type_string(text: str) -> IcebergType:
+    """Read a primitive type string (``decimal( 9 , 2 )`` and ``INT`` are accepted)."""
+    if not isinstance(text, str):
+        raise TypeParseError(f"a type string is expected, got {type(text).__name__}")
+    if not text.strip():
+        raise TypeParseError("a type string must not be empty")
+    m = _PARAM_RE.match(text)
+    if m is None:
+        raise TypeParseError(f"{text!r} is not an Iceberg type")
+    name, paren, bracket = m.group(1).lower(), m.group(2), m.group(3)
+    if paren is None and bracket is None:
+        if name in PRIMITIVE_NAMES:
+            return PrimitiveType(name)
+        if name == "geometry":
+            return GeometryType()
+        if name == "geography":
+            return GeographyType()
+        if name in ("list", "map", "struct"):
+            raise TypeParseError(f"{text!r} is a nested type: write it as a JSON object")
+        raise TypeParseError(f"{text!r} is not an Iceberg type")
+    if bracket is not None:
+        if name != "fixed":
+            raise TypeParseError(f"{text!r} is not an Iceberg type")
+        return FixedType(_int_param(bracket, text))
+    args = [a.strip() for a in paren.split(",")]  # type: ignore[union-attr]
+    if name == "decimal" and len(args) == 2:
+        return DecimalType(_int_param(args[0], text), _int_param(args[1], text))
+    if name == "geometry" and len(args) == 1 and args[0]:
+        return GeometryType(args[0])
+    if name == "geography" and len(args) in (1, 2) and all(args):
+        return GeographyType(args[0], args[1].lower() if len(args) == 2 else None)
+    raise TypeParseError(f"{text!r} is not an Iceberg type")
+
+
+def _int_param(text: str, whole: str) -> int:
+    text = text.strip()
+    if not text.isdigit():
+        raise TypeParseError(f"{whole!r}: {text!r} is not a non-negative whole number")
+    return int(text)
+
+
+def parse_type_json(value: object) -> IcebergType:
+    """Read the spec's JSON form: a string for primitives, an object for list, map and struct.
+
+    Keys other than the ones the UDF spec requires (``element-id``, ``required``, ``doc``...) are
+    ignored, as the spec says; a struct field's ``doc`` is kept on the :class:`StructField`.
+    """
+    if isinstance(value, str):
+        return parse_type_string(value)
+    if not isinstance(value, dict):
+        raise TypeParseError(f"a type must be a string or an object, not {_json_kind(value)}")
+    kind = value.get("type")
+    if not isinstance(kind, str):
+        raise TypeParseError("a nested type object needs a string 'type'", ".type")
+    kind = kind.lower()
+    if kind == "list":
+        return ListType(_child(value, "element"))
+    if kind == "map":
+        return MapType(_child(value, "key"), _child(value, "value"))
+    if kind == "struct":
+        fields = value.get("fields")
+        if not isinstance(fields, list):
+            raise TypeParseError("a struct needs a 'fields' list", ".fields")
+        out: list[StructField] = []
+        for i, f in enumerate(fields):
+            where = f".fields[{i}]"
+            if not isinstance(f, dict):
+                raise TypeParseError(f"a struct field must be an object, not {_json_kind(f)}", where)
+            name = f.get("name")
+            if not isinstance(name, str) or not name:
+                raise TypeParseError("a struct field needs a non-empty 'name'", where + ".name")
+            if "type" not in f:
+                raise TypeParseError("a struct field needs a 'type'", where + ".type")
+            try:
+                ftype = parse_type_json(f["type"])
+            except TypeParseError as e:
+                raise TypeParseError(e.message, where + ".type" + e.path) from None
+            doc = f.get("doc")
+            out.append(StructField(name, ftype, doc if isinstance(doc, str) else None))
+        try:
+            return StructType(out)
+        except TypeParseError as e:
+            raise TypeParseError(e.message, ".fields") from None
+    raise TypeParseError(f"unsupported nested type {value.get('type')!r}", ".type")
+
+
+def _child(obj: dict[str, Any], key: str) -> IcebergType:
+    if key not in obj:
+        raise TypeParseError(f"a {obj.get('type')} type needs '{key}'", f".{key}")
+    try:
+        return parse_type_json(obj[key])
+    except TypeParseError as e:
+        raise TypeParseError(e.message, f".{key}{e.path}") from None
+
+
+def _json_kind(value: object) -> str:
+    return {
+        list: "an array", bool: "a boolean", int: "a number", float: "a number", type(None): "null"
+    }.get(type(value), type(value).__name__)  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+
+
+def type_to_json(t: IcebergType) -> TypeJson:
+    """The canonical JSON form: only the keys the UDF spec requires, plus a struct field's doc."""
+    if isinstance(t, ListType):
+        return {"type": "list", "element": type_to_json(t.element)}
+    if isinstance(t, MapType):
+        return {"type": "map", "key": type_to_json(t.key), "value": type_to_json(t.value)}
+    if isinstance(t, StructType):
+        fields: list[dict[str, Any]] = []
+        for f in t.fields:
+            entry: dict[str, Any] = {"name": f.name, "type": type_to_json(f.type)}
+            if f.doc is not None:
+                entry["doc"] = f.doc
+            fields.append(entry)
+        return {"type": "struct", "fields": fields}
+    return str(t)
+
+
+def check_id_safe(t: IcebergType) -> None:
+    """Raise if a struct field name would make the definition-id ambiguous or contain spaces."""
+    if isinstance(t, ListType):
+        check_id_safe(t.element)
+    elif isinstance(t, MapType):
+        check_id_safe(t.key)
+        check_id_safe(t.value)
+    elif isinstance(t, StructType):
+        for f in t.fields:
+            bad = sorted(set(f.name) & _AMBIGUOUS_NAME_CHARS)
+            if bad:
+                raise TypeParseError(
+                    f"struct field name {f.name!r} contains {''.join(bad)!r}, which would make the "
+                    "definition-id ambiguous or break its no-spaces-or-quotes rule"
+                )
+            check_id_safe(f.type)
+
+
+def definition_id(parameter_types: Sequence[IcebergType]) -> str:
+    """The spec's canonical ``definition-id``: canonical type strings joined by ``,``."""
+    for t in parameter_types:
+        check_id_safe(t)
+    return ",".join(str(t) for t in parameter_types)
