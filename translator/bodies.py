@@ -6,12 +6,15 @@ and flagged, so compile can still store it for its own dialect.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import sqlglot
-from sqlglot.errors import SqlglotError
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, SqlglotError
 
-__all__ = ["parse_body"]
+__all__ = ["Transpiled", "parameter_references", "parse_body", "transpile_body"]
 
 
 def parse_body(text: str, kind: str, sqlglot_dialect: str) -> tuple[Any, str | None]:
@@ -36,3 +39,97 @@ def parse_body(text: str, kind: str, sqlglot_dialect: str) -> tuple[Any, str | N
 
 def _first_line(message: str) -> str:
     return message.strip().splitlines()[0] if message.strip() else "no detail"
+
+
+# --------------------------------------------------------------------------------------------
+# Transpiling
+
+
+@dataclass(frozen=True, slots=True)
+class Transpiled:
+    """The body in the target dialect, or why there is none. ``notes`` are non-fatal remarks."""
+
+    sql: str | None
+    reason: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+def parameter_references(ast: Any, parameters: Sequence[str]) -> set[str]:
+    """Declared parameter names (case-insensitively) that ``ast`` refers to as bare columns."""
+    wanted = {p.lower() for p in parameters}
+    found: set[str] = set()
+    for col in ast.find_all(exp.Column):
+        if not col.table and col.name.lower() in wanted:
+            found.add(col.name.lower())
+    return found
+
+
+def unknown_columns(ast: Any, parameters: Sequence[str]) -> set[str]:
+    """Bare column names in an expression body that are not parameters (nothing can bind them)."""
+    wanted = {p.lower() for p in parameters}
+    lambda_vars = {
+        ident.name.lower() for lam in ast.find_all(exp.Lambda) for ident in lam.expressions
+    }
+    return {
+        col.name
+        for col in ast.find_all(exp.Column)
+        if not col.table and col.name.lower() not in wanted | lambda_vars
+    }
+
+
+def transpile_body(
+    text: str,
+    ast: Any,
+    *,
+    kind: str,
+    source: str,
+    target: str,
+    parameters: Sequence[str],
+) -> Transpiled:
+    """``text`` (parsed as ``ast`` in ``source``) in ``target``, only if it is valid there.
+
+    Valid means: sqlglot generates it without an unsupported-feature error, the result parses in
+    the target dialect, it refers to exactly the parameters the source refers to, and it calls no
+    function that sqlglot merely passed through (an unknown function keeps its source name, which
+    the target engine may not have).
+    """
+    if kind == "compound":
+        return Transpiled(None, f"a compound BEGIN ... END body has no {target} form")
+    if ast is None:
+        return Transpiled(
+            None, f"sqlglot could not parse the {source} body, so it cannot be transpiled"
+        )
+    try:
+        sql = ast.sql(dialect=target, unsupported_level=ErrorLevel.RAISE)
+    except SqlglotError as e:
+        return Transpiled(None, f"sqlglot cannot express it in {target}: {_first_line(str(e))}")
+    try:
+        back = sqlglot.parse_one(sql, read=target)
+    except SqlglotError as e:
+        return Transpiled(
+            None, f"the {target} text does not parse in {target}: {_first_line(str(e))}"
+        )
+    if back is None:
+        return Transpiled(None, f"the {target} text is empty")
+    before = parameter_references(ast, parameters)
+    after = parameter_references(back, parameters)
+    if before != after:
+        return Transpiled(
+            None,
+            f"the {target} text refers to parameters {sorted(after)}, the {source} body to "
+            f"{sorted(before)}",
+        )
+    if kind == "expression":
+        strays = unknown_columns(back, parameters)
+        if strays:
+            return Transpiled(
+                None, f"the body refers to {', '.join(sorted(strays))}, which is not a parameter"
+            )
+    passed_through = sorted({f.name.lower() for f in back.find_all(exp.Anonymous)})
+    if passed_through:
+        return Transpiled(
+            None,
+            f"sqlglot does not know {', '.join(passed_through)}(...) and passed it through "
+            f"unchanged; {target} may not have it",
+        )
+    return Transpiled(sql)

@@ -9,13 +9,26 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 from pathlib import Path
 
 from translator import __version__
+from translator.dialects import DIALECTS
+from translator.errors import Diagnostic, MetadataError, TranslatorError, format_diagnostic
+from translator.fileio import atomic_write
+from translator.metadata import UdfMetadata, dump_metadata, metadata_to_json
 
 __all__ = ["main"]
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
+
+#: Feature modules that add their own subcommands: each has ``register(subparsers)``, and each
+#: command returns an exit code (raising ``UsageError`` for bad usage found late).
+_COMMAND_MODULES: tuple[str, ...] = ()
+
+
+class UsageError(Exception):
+    """Bad usage found after argument parsing: exit 2 with the message."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -35,6 +48,111 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK if all_ok else EXIT_INPUT
 
 
+def _read_sources(paths: Sequence[str]) -> list[tuple[str, str]]:
+    """(display name, text) of each SQL source; ``-`` is standard input."""
+    out = []
+    for p in paths:
+        if p == "-":
+            out.append(("<stdin>", sys.stdin.read()))
+        else:
+            out.append((p, Path(p).read_text(encoding="utf-8")))
+    return out
+
+
+def _report(errors: Sequence[TranslatorError], warnings: Sequence[Diagnostic]) -> None:
+    for w in warnings:
+        print(str(w), file=sys.stderr)
+    for e in errors:
+        print(format_diagnostic(e), file=sys.stderr)
+
+
+def _cmd_compile(args: argparse.Namespace) -> int:
+    from translator.api import compile_script
+    from translator.compile import CompileOptions
+    from translator.validation import load_metadata, validate_metadata
+
+    if args.output and args.output_dir:
+        raise UsageError("--output and --output-dir exclude each other")
+    try:
+        sources = _read_sources(args.sql)
+    except OSError as e:
+        print(f"iceberg-udf: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
+        return EXIT_INPUT
+    existing = None
+    if args.into:
+        try:
+            existing = load_metadata(Path(args.into).read_text(encoding="utf-8"), source=args.into)
+        except OSError as e:
+            print(f"{args.into}: cannot read: {e.strerror}", file=sys.stderr)
+            return EXIT_INPUT
+        except MetadataError as e:
+            for path, message in e.problems:
+                print(f"{args.into}: {path}: {message}", file=sys.stderr)
+            return EXIT_INPUT
+    options = CompileOptions(
+        targets=tuple(args.target) if args.target else None,
+        transpile=not args.no_transpile,
+        attach=args.attach,
+    )
+    # Each source is parsed on its own so that positions name the right file.
+    functions: dict[str, object] = {}
+    errors: list[TranslatorError] = []
+    warnings: list[Diagnostic] = []
+    current = existing
+    for name, sql in sources:
+        try:
+            result = compile_script(
+                sql,
+                args.dialect,
+                into=current if current is not None else dict(functions),
+                file=name,
+                options=options,
+                strict=args.strict,
+            )
+        except TranslatorError as e:
+            errors.append(e)
+            continue
+        errors += result.errors
+        warnings += result.warnings
+        functions.update(result.functions)
+        current = None
+    _report(errors, warnings)
+    if errors:
+        print(f"iceberg-udf: {len(errors)} error(s); nothing written", file=sys.stderr)
+        return EXIT_INPUT
+    written = {k: v for k, v in functions.items() if v is not None}
+    for k, v in functions.items():
+        if v is None:
+            print(
+                f"iceberg-udf: function {k} has no definition left; no metadata written",
+                file=sys.stderr,
+            )
+    if len(written) > 1 and not args.output_dir:
+        raise UsageError(
+            f"the SQL defines {len(written)} functions ({', '.join(sorted(written))}): "
+            "use --output-dir DIR to write one DIR/<name>.metadata.json each"
+        )
+    texts = {}
+    for k, meta in written.items():
+        assert isinstance(meta, UdfMetadata)
+        problems = validate_metadata(metadata_to_json(meta))
+        if problems:  # our own output must be valid: a bug, said plainly
+            for pr in problems:
+                print(f"internal error: {k}: {pr.path}: {pr.message}", file=sys.stderr)
+            return EXIT_INPUT
+        texts[k] = dump_metadata(meta)
+    if args.output_dir:
+        for k, t in texts.items():
+            atomic_write(Path(args.output_dir) / f"{k}.metadata.json", t)
+    elif args.output:
+        for t in texts.values():
+            atomic_write(Path(args.output), t)
+    else:
+        for t in texts.values():
+            sys.stdout.write(t)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="iceberg-udf",
@@ -46,6 +164,30 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check metadata files against the Iceberg UDF spec")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(run=_cmd_validate)
+
+    p = sub.add_parser("compile", help="compile function DDL into Iceberg UDF metadata")
+    p.add_argument("--dialect", required=True, choices=sorted(DIALECTS))
+    p.add_argument("--into", metavar="METADATA", help="existing metadata to merge into")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the metadata here")
+    p.add_argument("--output-dir", metavar="DIR", help="write DIR/<name>.metadata.json each")
+    p.add_argument("--strict", action="store_true", help="refuse lossy translations")
+    p.add_argument(
+        "--target",
+        action="append",
+        choices=sorted(DIALECTS),
+        help="dialect to transpile each new version into (repeatable; default: all others)",
+    )
+    p.add_argument("--no-transpile", action="store_true", help="store the source body only")
+    p.add_argument(
+        "--attach",
+        action="store_true",
+        help="attach each body to the current version of its existing definition",
+    )
+    p.add_argument("sql", nargs="+", metavar="SQL", help="SQL files; - reads standard input")
+    p.set_defaults(run=_cmd_compile)
+
+    for module in _COMMAND_MODULES:
+        import_module(module).register(sub)
     return parser
 
 
@@ -53,6 +195,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
+    except UsageError as e:
+        print(f"iceberg-udf: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except TranslatorError as e:
+        print(format_diagnostic(e), file=sys.stderr)
+        return EXIT_INPUT
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -34,7 +34,9 @@ class Position:
         return f"{self.file or '<sql>'}:{self.line}:{self.column}"
 
 
-def position_at(text: str, offset: int, file: str | None = None, base: Position | None = None) -> Position:
+def position_at(
+    text: str, offset: int, file: str | None = None, base: Position | None = None
+) -> Position:
     """The position of ``offset`` in ``text``; ``base`` is where ``text`` itself starts."""
     offset = max(0, min(offset, len(text)))
     line = text.count("\n", 0, offset)

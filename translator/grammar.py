@@ -44,10 +44,10 @@ def parse_with(parser: Lark, text: str, base: Position | None = None) -> Tree[To
         raise _syntax_error(parser, text, e, base) from None
 
 
-def _syntax_error(parser: Lark, text: str, e: UnexpectedInput, base: Position | None) -> SqlSyntaxError:
-    if isinstance(e, UnexpectedEOF) or (
-        isinstance(e, UnexpectedToken) and e.token.type == "$END"
-    ):
+def _syntax_error(
+    parser: Lark, text: str, e: UnexpectedInput, base: Position | None
+) -> SqlSyntaxError:
+    if isinstance(e, UnexpectedEOF) or (isinstance(e, UnexpectedToken) and e.token.type == "$END"):
         offset = len(text.rstrip())
         found = "end of statement"
     elif isinstance(e, UnexpectedToken):
@@ -59,7 +59,9 @@ def _syntax_error(parser: Lark, text: str, e: UnexpectedInput, base: Position | 
     else:  # pragma: no cover - lark has no other kinds today
         offset = getattr(e, "pos_in_stream", 0) or 0
         found = "input"
-    expected = _readable_expected(parser, getattr(e, "expected", None) or getattr(e, "allowed", None))
+    expected = _readable_expected(
+        parser, getattr(e, "expected", None) or getattr(e, "allowed", None)
+    )
     pos = position_at(text, offset, base=base)
     local = position_at(text, offset)
     line = text.splitlines()[local.line - 1] if text.strip() else ""

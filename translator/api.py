@@ -1,0 +1,124 @@
+"""The small public surface deploy scripts use.
+
+A deploy script needs three lines::
+
+    from translator import compile_script
+    result = compile_script(open("add_one.sql").read(), dialect="trino").raise_for_errors()
+    open("add_one.metadata.json", "w").write(result.dump())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from translator.compile import CompileOptions, Context
+from translator.errors import Diagnostic, TranslatorError, UnsupportedError
+from translator.frontend import parse_script
+from translator.ir import CreateFunction, SkippedStatement, Statement
+from translator.merge import Change, function_key, merge_statements
+from translator.metadata import UdfMetadata, dump_metadata
+
+__all__ = ["CompileResult", "compile_script"]
+
+
+@dataclass(slots=True)
+class CompileResult:
+    """Metadata per function (None: the script dropped it), and everything that happened."""
+
+    functions: dict[str, UdfMetadata | None] = field(default_factory=dict)
+    changes: list[Change] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    errors: list[TranslatorError] = field(default_factory=list)
+    skipped: list[SkippedStatement] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def raise_for_errors(self) -> CompileResult:
+        """Raise the first error (all of them are in ``errors``); else return self."""
+        if self.errors:
+            raise self.errors[0]
+        return self
+
+    @property
+    def metadata(self) -> UdfMetadata | None:
+        """The one function's metadata; a script naming several functions must use ``functions``."""
+        if len(self.functions) != 1:
+            raise ValueError(
+                f"the script names {len(self.functions)} functions "
+                f"({', '.join(sorted(self.functions)) or 'none'}): use .functions"
+            )
+        return next(iter(self.functions.values()))
+
+    def dump(self, name: str | None = None) -> str:
+        """The metadata file text of ``name`` (default: the only function)."""
+        meta = self.metadata if name is None else self.functions[name]
+        if meta is None:
+            raise ValueError("the function was dropped: there is no metadata to write")
+        return dump_metadata(meta)
+
+
+def compile_script(
+    sql: str,
+    dialect: str,
+    *,
+    into: UdfMetadata | Mapping[str, UdfMetadata | None] | None = None,
+    file: str | None = None,
+    options: CompileOptions | None = None,
+    context: Context | None = None,
+    strict: bool = False,
+) -> CompileResult:
+    """Parse ``sql`` in ``dialect`` and merge every statement, in order, into ``into``.
+
+    ``into`` is one function's existing metadata (the script must then name one function) or a
+    mapping from function name (dotted parts, as in :func:`translator.merge.function_key`) to
+    metadata. ``strict`` refuses statements whose translation would lose information.
+    A failing statement is reported in ``errors`` and the others are still applied.
+    """
+    parsed = parse_script(sql, dialect, file=file)
+    result = CompileResult(errors=list(parsed.errors))
+    statements: list[Statement] = []
+    for stmt in parsed.statements:
+        if isinstance(stmt, SkippedStatement):
+            result.skipped.append(stmt)
+            continue
+        if strict and isinstance(stmt, CreateFunction):
+            lossy = [w for w in stmt.warnings if w.lossy]
+            if lossy:
+                result.errors.extend(
+                    UnsupportedError(f"{w.message} (refused by --strict)", w.position)
+                    for w in lossy
+                )
+                continue
+        statements.append(stmt)
+    existing = _existing(into, statements)
+    merged = merge_statements(statements, existing, ctx=context, options=options)
+    result.functions = merged.functions
+    result.changes = merged.changes
+    result.warnings = merged.warnings
+    result.errors.extend(merged.errors)
+    result.errors.sort(key=_error_order)
+    return result
+
+
+def _existing(
+    into: UdfMetadata | Mapping[str, UdfMetadata | None] | None, statements: list[Statement]
+) -> Mapping[str, UdfMetadata | None]:
+    if into is None:
+        return {}
+    if not isinstance(into, UdfMetadata):
+        return into
+    names = {function_key(s.name) for s in statements if not isinstance(s, SkippedStatement)}
+    if len(names) > 1:
+        raise UnsupportedError(
+            "existing metadata describes one function, but the script names "
+            f"{len(names)}: {', '.join(sorted(names))}"
+        )
+    return {name: into for name in names}
+
+
+def _error_order(e: TranslatorError) -> tuple[str, int, int]:
+    p = e.position
+    return ("", 0, 0) if p is None else (p.file or "", p.line, p.column)

@@ -1,0 +1,158 @@
+"""IR -> the pieces of Iceberg UDF metadata: a definition, a version, its representations.
+
+Pure functions: the clock and the uuid come in through :class:`Context`, nothing is read or
+written. What a statement says that the spec has no field for is either kept as a function
+property under a documented key (:data:`PROPERTY_KEYS`) or reported as a warning.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from translator.bodies import transpile_body
+from translator.dialects import DIALECTS
+from translator.errors import Diagnostic
+from translator.ir import CreateFunction
+from translator.metadata import (
+    Definition,
+    DefinitionVersion,
+    Parameter,
+    SqlRepresentation,
+)
+from translator.types import definition_id, type_to_json
+
+__all__ = [
+    "PROPERTY_KEYS",
+    "CompileOptions",
+    "Context",
+    "new_definition",
+    "new_version",
+    "statement_properties",
+]
+
+#: Where characteristics without a metadata field are kept (function properties are hints).
+PROPERTY_KEYS = {
+    "security": "{dialect}.security",  # Trino SECURITY DEFINER|INVOKER, Spark SQL SECURITY
+    "data_access": "{dialect}.data-access",  # Spark CONTAINS SQL / READS SQL DATA
+    "property": "{dialect}.property.{name}",  # Trino WITH (name = value), value as written
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Injected sources of time and identity, so output is byte-stable under test."""
+
+    clock: Callable[[], int] = field(default=lambda: time.time_ns() // 1_000_000)
+    new_uuid: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+
+
+@dataclass(frozen=True, slots=True)
+class CompileOptions:
+    """``targets``: dialects to transpile every new version into (None: every other dialect)."""
+
+    targets: tuple[str, ...] | None = None
+    transpile: bool = True
+    #: Attach a body to the current version of an existing definition instead of versioning.
+    attach: bool = False
+
+    def target_dialects(self, source: str) -> tuple[str, ...]:
+        if not self.transpile:
+            return ()
+        wanted = self.targets if self.targets is not None else tuple(DIALECTS)
+        return tuple(d for d in wanted if d != source)
+
+
+def representations(
+    stmt: CreateFunction, options: CompileOptions
+) -> tuple[list[SqlRepresentation], list[Diagnostic]]:
+    """The source body as written, plus every target dialect it validly transpiles to."""
+    reps = [SqlRepresentation(type="sql", dialect=stmt.dialect, sql=stmt.body.text)]
+    warnings: list[Diagnostic] = []
+    names = [p.name for p in stmt.parameters]
+    for target in options.target_dialects(stmt.dialect):
+        result_sql: str | None
+        reason: str | None
+        if stmt.kind == "udtf" and target == "trino":
+            result_sql, reason = None, "Trino has no SQL table functions"
+        else:
+            t = transpile_body(
+                stmt.body.text,
+                stmt.body.ast,
+                kind=stmt.body.kind,
+                source=stmt.dialect,
+                target=target,
+                parameters=names,
+            )
+            result_sql, reason = t.sql, t.reason
+        if result_sql is None:
+            warnings.append(
+                Diagnostic(
+                    "no-representation",
+                    f"no {target} representation for {'.'.join(stmt.name)}"
+                    f"({definition_id(stmt.parameter_types)}): {reason}",
+                    stmt.body.position,
+                )
+            )
+        else:
+            reps.append(SqlRepresentation(type="sql", dialect=target, sql=result_sql))
+    return reps, warnings
+
+
+def new_version(
+    stmt: CreateFunction,
+    version_id: int,
+    timestamp_ms: int,
+    reps: Sequence[SqlRepresentation],
+    deterministic_default: bool,
+) -> DefinitionVersion:
+    """A version; ``on-null-input`` is written only when the statement states it."""
+    fields: dict[str, object] = {
+        "version_id": version_id,
+        "representations": list(reps),
+        "deterministic": deterministic_default
+        if stmt.deterministic is None
+        else stmt.deterministic,
+        "timestamp_ms": timestamp_ms,
+    }
+    if stmt.on_null_input is not None:
+        fields["on_null_input"] = stmt.on_null_input
+    return DefinitionVersion(**fields)  # type: ignore[arg-type]
+
+
+def new_parameters(stmt: CreateFunction) -> list[Parameter]:
+    out = []
+    for p in stmt.parameters:
+        kw: dict[str, object] = {"name": p.name, "type": type_to_json(p.type)}
+        if p.doc is not None:
+            kw["doc"] = p.doc
+        out.append(Parameter(**kw))  # type: ignore[arg-type]
+    return out
+
+
+def new_definition(stmt: CreateFunction, version: DefinitionVersion) -> Definition:
+    kw: dict[str, object] = {
+        "definition_id": definition_id(stmt.parameter_types),
+        "parameters": new_parameters(stmt),
+        "return_type": type_to_json(stmt.return_type),
+        "versions": [version],
+        "current_version_id": version.version_id,
+        "function_type": stmt.kind,
+    }
+    if stmt.doc is not None:
+        kw["doc"] = stmt.doc
+    return Definition(**kw)  # type: ignore[arg-type]
+
+
+def statement_properties(stmt: CreateFunction) -> dict[str, str]:
+    """Characteristics with no metadata field, under :data:`PROPERTY_KEYS`."""
+    out: dict[str, str] = {}
+    if stmt.security is not None:
+        out[PROPERTY_KEYS["security"].format(dialect=stmt.dialect)] = stmt.security
+    if stmt.data_access is not None:
+        out[PROPERTY_KEYS["data_access"].format(dialect=stmt.dialect)] = stmt.data_access
+    for name, value in stmt.properties:
+        out[PROPERTY_KEYS["property"].format(dialect=stmt.dialect, name=name)] = value
+    return out

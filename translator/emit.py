@@ -1,0 +1,210 @@
+"""Metadata -> engine DDL: pick the versions, get a body for the target, hand it to the dialect.
+
+The dialect-free half of emission: which definition versions to emit (current, a version id, or
+what the definition-log says was current at a time), and a body valid in the target dialect (its
+own representation, or one transpiled with the same checks compile uses). The dialect modules
+render the ``CREATE FUNCTION`` text itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from translator.bodies import parse_body, transpile_body
+from translator.dialects import get_dialect
+from translator.errors import Diagnostic, UnsupportedError
+from translator.metadata import Definition, DefinitionVersion, SqlRepresentation, UdfMetadata
+from translator.types import IcebergType
+
+__all__ = ["EmitResult", "RoutineSpec", "emit_ddl", "routine_spec", "select_versions"]
+
+BodyKind = Literal["expression", "query", "compound"]
+
+
+@dataclass(frozen=True, slots=True)
+class RoutineSpec:
+    """Everything a dialect needs to write one CREATE FUNCTION, body already in its dialect."""
+
+    name: tuple[str, ...]
+    parameters: tuple[tuple[str, IcebergType, str | None], ...]
+    return_type: IcebergType
+    kind: Literal["udf", "udtf"]
+    doc: str | None
+    deterministic: bool
+    on_null_input: Literal["call", "return-null"]
+    body: str
+    body_kind: BodyKind
+    definition_id: str
+    version_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class EmitResult:
+    ddl: list[str]
+    warnings: list[Diagnostic]
+
+    @property
+    def text(self) -> str:
+        return "".join(s + ";\n" for s in self.ddl)
+
+
+def select_versions(
+    meta: UdfMetadata,
+    *,
+    definition: str | None = None,
+    version: int | None = None,
+    as_of: int | None = None,
+) -> tuple[list[tuple[Definition, DefinitionVersion]], list[Diagnostic]]:
+    """The (definition, version) pairs to emit, in the metadata's definition order."""
+    if version is not None and as_of is not None:
+        raise UnsupportedError("give --version or --as-of, not both")
+    defs = meta.definitions
+    if definition is not None:
+        found = meta.definition(definition)
+        if found is None:
+            known = ", ".join(repr(d.definition_id) for d in defs)
+            raise UnsupportedError(f"no definition {definition!r}; the definitions are {known}")
+        defs = [found]
+    warnings: list[Diagnostic] = []
+    if as_of is not None:
+        entries = [e for e in meta.definition_log if e.timestamp_ms <= as_of]
+        if not entries:
+            first = meta.definition_log[0].timestamp_ms if meta.definition_log else None
+            raise UnsupportedError(
+                f"{as_of} is before the first definition-log entry ({first}): "
+                "the function did not exist yet"
+            )
+        chosen = {r.definition_id: r.version_id for r in entries[-1].definition_versions}
+        out = []
+        for d in defs:
+            if d.definition_id not in chosen:
+                continue  # created after that time
+            v = d.version(chosen[d.definition_id])
+            if v is None:
+                raise UnsupportedError(
+                    f"definition {d.definition_id!r} has no version {chosen[d.definition_id]} "
+                    "although the log names it"
+                )
+            out.append((d, v))
+        existing = {d.definition_id for d in meta.definitions}
+        for gone in sorted(set(chosen) - existing):
+            warnings.append(
+                Diagnostic(
+                    "dropped-definition",
+                    f"definition {gone!r} was current at {as_of} but has been dropped since: "
+                    "its versions are no longer in the metadata",
+                )
+            )
+        return out, warnings
+    if version is not None:
+        out = []
+        for d in defs:
+            v = d.version(version)
+            if v is None:
+                ids = ", ".join(str(x.version_id) for x in d.versions)
+                raise UnsupportedError(
+                    f"definition {d.definition_id!r} has no version {version} (it has {ids})"
+                )
+            out.append((d, v))
+        return out, warnings
+    return [(d, d.current_version) for d in defs], warnings
+
+
+def _body_kind(text: str, kind: str) -> BodyKind:
+    head = text.lstrip().upper()
+    if head.startswith("BEGIN") and (len(head) == 5 or not head[5].isalnum()):
+        return "compound"
+    if kind == "udtf" or head.startswith(("SELECT", "WITH", "VALUES", "(SELECT", "FROM")):
+        return "query"
+    return "expression"
+
+
+def routine_spec(
+    name: tuple[str, ...], d: Definition, v: DefinitionVersion, target: str
+) -> tuple[RoutineSpec, list[Diagnostic]]:
+    """The spec to render, transpiling the body when ``v`` has none for ``target``."""
+    warnings: list[Diagnostic] = []
+    rep = v.representation(target)
+    if rep is None:
+        rep = _transpiled(d, v, target, warnings)
+    spec = RoutineSpec(
+        name=name,
+        parameters=tuple((p.name, p.iceberg_type, p.doc) for p in d.parameters),
+        return_type=d.iceberg_return_type,
+        kind=d.function_type,
+        doc=d.doc,
+        deterministic=v.deterministic,
+        on_null_input=v.on_null_input,
+        body=rep.sql,
+        body_kind=_body_kind(rep.sql, d.function_type),
+        definition_id=d.definition_id,
+        version_id=v.version_id,
+    )
+    return spec, warnings
+
+
+def _transpiled(
+    d: Definition, v: DefinitionVersion, target: str, warnings: list[Diagnostic]
+) -> SqlRepresentation:
+    sources = [r for r in v.representations if isinstance(r, SqlRepresentation)]
+    reasons = []
+    for src in sources:
+        try:
+            src_dialect = get_dialect(src.dialect)
+        except UnsupportedError:
+            reasons.append(f"{src.dialect}: not a dialect this tool reads")
+            continue
+        kind = _body_kind(src.sql, d.function_type)
+        ast, _ = parse_body(src.sql, kind, src_dialect.sqlglot_dialect)
+        t = transpile_body(
+            src.sql,
+            ast,
+            kind=kind,
+            source=src_dialect.name,
+            target=target,
+            parameters=[p.name for p in d.parameters],
+        )
+        if t.sql is not None:
+            warnings.append(
+                Diagnostic(
+                    "transpiled",
+                    f"definition {d.definition_id!r} version {v.version_id} has no {target} "
+                    f"representation; transpiled from {src.dialect} with sqlglot",
+                )
+            )
+            return SqlRepresentation(type="sql", dialect=target, sql=t.sql)
+        reasons.append(f"{src.dialect}: {t.reason}")
+    raise UnsupportedError(
+        f"definition ({d.definition_id}) version {v.version_id} has no {target} representation "
+        f"and none can be made: {'; '.join(reasons) or 'it has no SQL representation'}"
+    )
+
+
+def emit_ddl(
+    meta: UdfMetadata,
+    target: str,
+    name: tuple[str, ...],
+    *,
+    definition: str | None = None,
+    version: int | None = None,
+    as_of: int | None = None,
+    allow_lossy: bool = False,
+) -> EmitResult:
+    """One ``CREATE FUNCTION`` per selected definition, in ``target``'s own syntax."""
+    dialect = get_dialect(target)
+    pairs, warnings = select_versions(meta, definition=definition, version=version, as_of=as_of)
+    ddl = []
+    for d, v in pairs:
+        spec, w = routine_spec(name, d, v, dialect.name)
+        warnings += w
+        text, lossy = dialect.render_create(spec)
+        if lossy and not allow_lossy:
+            raise UnsupportedError(
+                f"emitting ({d.definition_id}) for {target} would lose information: "
+                + "; ".join(lossy)
+                + " (allow it with --allow-lossy)"
+            )
+        warnings += [Diagnostic("lossy", m, lossy=True) for m in lossy]
+        ddl.append(text)
+    return EmitResult(ddl, warnings)

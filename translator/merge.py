@@ -1,0 +1,434 @@
+"""Merge statements into existing metadata, the way a deploy script needs.
+
+* a new signature -> a new definition at version 1;
+* ``CREATE OR REPLACE`` of a known signature -> a new current version, unless body,
+  characteristics and docs are all unchanged (then nothing changes: deploying twice is a no-op);
+* plain ``CREATE`` of a known signature -> :class:`MergeError`; ``IF NOT EXISTS`` -> no change;
+* a different return type for a known signature -> :class:`MergeError` (return types are
+  immutable);
+* ``DROP FUNCTION`` -> the definition (Spark: every definition of the name) is removed;
+* every change appends one definition-log entry mapping every definition to its current version;
+  version-ids and timestamps only increase; unknown fields are carried along untouched.
+
+Pure: no I/O; the caller's metadata is never mutated (a script works on one private copy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from translator.compile import (
+    CompileOptions,
+    Context,
+    new_definition,
+    new_parameters,
+    new_version,
+    representations,
+    statement_properties,
+)
+from translator.errors import Diagnostic, MergeError, TranslatorError
+from translator.ir import CreateFunction, DropFunction, SkippedStatement, Statement
+from translator.metadata import (
+    Definition,
+    DefinitionLogEntry,
+    DefinitionVersion,
+    DefinitionVersionRef,
+    Parameter,
+    SqlRepresentation,
+    UdfMetadata,
+)
+from translator.types import definition_id, parse_type_json
+
+__all__ = ["Change", "ScriptMerge", "apply_statement", "function_key", "merge_statements"]
+
+Action = Literal[
+    "created-function",
+    "added-definition",
+    "new-version",
+    "attached-representation",
+    "unchanged",
+    "dropped-definition",
+    "dropped-function",
+]
+
+#: Engines' defaults for a statement that does not say [NOT] DETERMINISTIC.
+DETERMINISTIC_DEFAULT = {"spark": True, "trino": False}
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What one statement did to one function."""
+
+    action: Action
+    function: str
+    definition_id: str | None = None
+    version_id: int | None = None
+    detail: str = ""
+
+    def __str__(self) -> str:
+        sig = f"({self.definition_id})" if self.definition_id is not None else ""
+        ver = f" v{self.version_id}" if self.version_id is not None else ""
+        extra = f": {self.detail}" if self.detail else ""
+        return f"{self.action} {self.function}{sig}{ver}{extra}"
+
+
+@dataclass(slots=True)
+class ScriptMerge:
+    """Per function key its metadata after the script (None: dropped), and what happened."""
+
+    functions: dict[str, UdfMetadata | None] = field(default_factory=dict)
+    changes: list[Change] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    errors: list[TranslatorError] = field(default_factory=list)
+
+    def changed(self, key: str) -> bool:
+        return any(c.function == key and c.action != "unchanged" for c in self.changes)
+
+
+def function_key(name: tuple[str, ...]) -> str:
+    """The name a function's metadata is kept under: its name parts joined by dots."""
+    return ".".join(name)
+
+
+def merge_statements(
+    statements: Iterable[Statement],
+    existing: Mapping[str, UdfMetadata | None] | None = None,
+    *,
+    ctx: Context | None = None,
+    options: CompileOptions | None = None,
+) -> ScriptMerge:
+    """Apply ``statements`` in order; a failing statement is reported and the rest go on."""
+    ctx = ctx or Context()
+    options = options or CompileOptions()
+    out = ScriptMerge()
+    working: dict[str, UdfMetadata | None] = {}
+    for stmt in statements:
+        if isinstance(stmt, SkippedStatement):
+            continue
+        key = function_key(stmt.name)
+        if key not in working:
+            base = (existing or {}).get(key)
+            working[key] = None if base is None else base.model_copy(deep=True)
+        try:
+            meta, change, warnings = apply_statement(working[key], stmt, ctx=ctx, options=options)
+        except TranslatorError as e:
+            out.errors.append(e)
+            continue
+        working[key] = meta
+        out.changes.append(change)
+        out.warnings.extend(warnings)
+    out.functions = working
+    return out
+
+
+def apply_statement(
+    metadata: UdfMetadata | None,
+    stmt: CreateFunction | DropFunction,
+    *,
+    ctx: Context,
+    options: CompileOptions,
+) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
+    """Apply one statement to ``metadata`` **in place** (callers pass a private copy)."""
+    if isinstance(stmt, DropFunction):
+        meta, change = _drop(metadata, stmt, ctx)
+        return meta, change, list(stmt.warnings)
+    return _create(metadata, stmt, ctx, options)
+
+
+# --------------------------------------------------------------------------------------------
+# CREATE
+
+
+def _create(
+    meta: UdfMetadata | None, stmt: CreateFunction, ctx: Context, options: CompileOptions
+) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
+    key = function_key(stmt.name)
+    def_id = definition_id(stmt.parameter_types)
+    warnings = list(stmt.warnings)
+    if stmt.temporary:
+        warnings.append(
+            Diagnostic(
+                "temporary-ignored",
+                "TEMPORARY is ignored: Iceberg metadata describes a persistent function",
+                stmt.position,
+            )
+        )
+    existing = None if meta is None else meta.definition(def_id)
+
+    if existing is not None:
+        _check_return_type(existing, stmt, key, def_id)
+        if options.attach:
+            return _attach(meta, existing, stmt, ctx, key, warnings)  # type: ignore[arg-type]
+        if stmt.if_not_exists:
+            return (
+                meta,
+                Change(
+                    "unchanged",
+                    key,
+                    def_id,
+                    existing.current_version_id,
+                    "IF NOT EXISTS and the definition exists",
+                ),
+                warnings,
+            )
+        if not stmt.or_replace:
+            raise MergeError(
+                f"function {key}({def_id}) already exists; use CREATE OR REPLACE to make a new "
+                "version, or DROP FUNCTION first",
+                stmt.position,
+            )
+    elif options.attach:
+        raise MergeError(
+            f"cannot attach a {stmt.dialect} body: function {key} has no definition ({def_id})",
+            stmt.position,
+        )
+
+    reps, rep_warnings = representations(stmt, options)
+    warnings += rep_warnings
+    deterministic_default = DETERMINISTIC_DEFAULT.get(stmt.dialect, False)
+    props = statement_properties(stmt)
+
+    if meta is None:
+        ts = ctx.clock()
+        version = new_version(stmt, 1, ts, reps, deterministic_default)
+        fields: dict[str, object] = {
+            "function_uuid": ctx.new_uuid(),
+            "format_version": 1,
+            "definitions": [new_definition(stmt, version)],
+            "definition_log": [],
+        }
+        if props:
+            fields["properties"] = props
+        fields["secure"] = False
+        if stmt.doc is not None:
+            fields["doc"] = stmt.doc
+        meta = UdfMetadata(**fields)  # type: ignore[arg-type]
+        _log(meta, ts)
+        return meta, Change("created-function", key, def_id, 1), warnings
+
+    prop_warnings = _merge_properties(meta, props, stmt)
+    if existing is None:
+        ts = _next_timestamp(meta, ctx)
+        version = new_version(stmt, 1, ts, reps, deterministic_default)
+        meta.definitions.append(new_definition(stmt, version))
+        _log(meta, ts)
+        return meta, Change("added-definition", key, def_id, 1), warnings + prop_warnings
+
+    # CREATE OR REPLACE of a known signature.
+    current = existing.current_version
+    candidate = new_version(
+        stmt, current.version_id, current.timestamp_ms, reps, deterministic_default
+    )
+    if (
+        _same_version(current, candidate, stmt.dialect)
+        and _same_docs(existing, stmt)
+        and not (prop_warnings)
+    ):
+        return (
+            meta,
+            Change(
+                "unchanged",
+                key,
+                def_id,
+                current.version_id,
+                "body, characteristics and docs are unchanged",
+            ),
+            warnings,
+        )
+    ts = _next_timestamp(meta, ctx)
+    next_id = max(v.version_id for v in existing.versions) + 1
+    existing.versions.append(new_version(stmt, next_id, ts, reps, deterministic_default))
+    existing.current_version_id = next_id
+    existing.parameters = _updated_parameters(existing, stmt)
+    if stmt.doc is not None:
+        existing.doc = stmt.doc
+    elif "doc" in existing.model_fields_set:
+        existing.doc = None
+        existing.model_fields_set.discard("doc")
+    _log(meta, ts)
+    return meta, Change("new-version", key, def_id, next_id), warnings + prop_warnings
+
+
+def _check_return_type(existing: Definition, stmt: CreateFunction, key: str, def_id: str) -> None:
+    old = parse_type_json(existing.return_type)
+    if old != stmt.return_type or existing.function_type != stmt.kind:
+        raise MergeError(
+            f"function {key}({def_id}) returns {existing.function_type} {old}; this statement "
+            f"returns {stmt.kind} {stmt.return_type}. Return types are immutable: DROP FUNCTION "
+            f"{key}({def_id}) and create it again, or give the new body a different signature",
+            stmt.positions.get("returns", stmt.position),
+        )
+
+
+def _attach(
+    meta: UdfMetadata,
+    existing: Definition,
+    stmt: CreateFunction,
+    ctx: Context,
+    key: str,
+    warnings: list[Diagnostic],
+) -> tuple[UdfMetadata, Change, list[Diagnostic]]:
+    """Put ``stmt``'s body into the current version as its representation for its dialect."""
+    current = existing.current_version
+    def_id = existing.definition_id
+    old = current.representation(stmt.dialect)
+    if old is not None and old.sql == stmt.body.text:
+        return (
+            meta,
+            Change(
+                "unchanged",
+                key,
+                def_id,
+                current.version_id,
+                f"the {stmt.dialect} representation is already this body",
+            ),
+            warnings,
+        )
+    rep = SqlRepresentation(type="sql", dialect=stmt.dialect, sql=stmt.body.text)
+    current.representations = [
+        r
+        for r in current.representations
+        if not (isinstance(r, SqlRepresentation) and r.dialect.lower() == stmt.dialect.lower())
+    ] + [rep]
+    stated = stmt.deterministic, stmt.on_null_input
+    if (stated[0] is not None and stated[0] != current.deterministic) or (
+        stated[1] is not None and stated[1] != current.on_null_input
+    ):
+        warnings.append(
+            Diagnostic(
+                "attach-characteristics",
+                f"the attached {stmt.dialect} body states characteristics that differ from "
+                f"version {current.version_id}'s; the version's are kept",
+                stmt.position,
+            )
+        )
+    _log(meta, _next_timestamp(meta, ctx))
+    detail = "replaced the earlier one" if old is not None else "added"
+    return (
+        meta,
+        Change(
+            "attached-representation",
+            key,
+            def_id,
+            current.version_id,
+            f"{stmt.dialect} representation {detail}",
+        ),
+        warnings,
+    )
+
+
+def _same_version(current: DefinitionVersion, candidate: DefinitionVersion, dialect: str) -> bool:
+    mine, theirs = current.representation(dialect), candidate.representation(dialect)
+    return (
+        mine is not None
+        and theirs is not None
+        and mine.sql == theirs.sql
+        and current.deterministic == candidate.deterministic
+        and current.on_null_input == candidate.on_null_input
+    )
+
+
+def _same_docs(existing: Definition, stmt: CreateFunction) -> bool:
+    if existing.doc != stmt.doc:
+        return False
+    return [(p.name, p.doc) for p in existing.parameters] == [
+        (p.name, p.doc) for p in stmt.parameters
+    ]
+
+
+def _updated_parameters(existing: Definition, stmt: CreateFunction) -> list[Parameter]:
+    """New names and docs; a parameter's stored type JSON (and unknown keys) stays as it was."""
+    fresh = new_parameters(stmt)
+    out = []
+    for old, new in zip(existing.parameters, fresh, strict=True):
+        p = old.model_copy(deep=True)
+        p.name = new.name
+        if new.doc is None:
+            p.doc = None
+            p.model_fields_set.discard("doc")
+        else:
+            p.doc = new.doc
+            p.model_fields_set.add("doc")
+        out.append(p)
+    return out
+
+
+def _merge_properties(
+    meta: UdfMetadata, props: dict[str, str], stmt: CreateFunction
+) -> list[Diagnostic]:
+    """Add the statement's properties; a changed function-wide value is reported (and taken)."""
+    if not props:
+        return []
+    current = dict(meta.properties or {})
+    warnings = []
+    for k, v in props.items():
+        if k in current and current[k] != v:
+            warnings.append(
+                Diagnostic(
+                    "property-changed",
+                    f"function property {k} was {current[k]!r}, now {v!r} (properties are "
+                    "function-wide, not per definition)",
+                    stmt.position,
+                )
+            )
+        current[k] = v
+    if current != (meta.properties or {}):
+        meta.properties = current
+        meta.model_fields_set.add("properties")
+    return warnings
+
+
+# --------------------------------------------------------------------------------------------
+# DROP
+
+
+def _drop(
+    meta: UdfMetadata | None, stmt: DropFunction, ctx: Context
+) -> tuple[UdfMetadata | None, Change]:
+    key = function_key(stmt.name)
+    if stmt.parameter_types is None:
+        doomed = [] if meta is None else [d.definition_id for d in meta.definitions]
+        def_id = None
+    else:
+        def_id = definition_id(stmt.parameter_types)
+        doomed = [def_id] if meta is not None and meta.definition(def_id) is not None else []
+    if not doomed:
+        if stmt.if_exists:
+            return meta, Change("unchanged", key, def_id, None, "IF EXISTS and nothing to drop")
+        known = "" if meta is None else ", ".join(f"({d.definition_id})" for d in meta.definitions)
+        raise MergeError(
+            f"function {key}{'' if def_id is None else f'({def_id})'} does not exist"
+            + (f"; its signatures are {known}" if known else ""),
+            stmt.position,
+        )
+    assert meta is not None
+    remaining = [d for d in meta.definitions if d.definition_id not in doomed]
+    if not remaining:
+        return None, Change("dropped-function", key, def_id, None, "no definition is left")
+    meta.definitions = remaining
+    _log(meta, _next_timestamp(meta, ctx))
+    return meta, Change("dropped-definition", key, def_id)
+
+
+# --------------------------------------------------------------------------------------------
+# The log
+
+
+def _next_timestamp(meta: UdfMetadata, ctx: Context) -> int:
+    """Now, but strictly after the last log entry: the log never goes backwards."""
+    last = meta.definition_log[-1].timestamp_ms if meta.definition_log else -1
+    return max(ctx.clock(), last + 1)
+
+
+def _log(meta: UdfMetadata, ts: int) -> None:
+    meta.definition_log.append(
+        DefinitionLogEntry(
+            timestamp_ms=ts,
+            definition_versions=[
+                DefinitionVersionRef(definition_id=d.definition_id, version_id=d.current_version_id)
+                for d in meta.definitions
+            ],
+        )
+    )
