@@ -8,13 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
+from sqlglot.tokenizer_core import TokenType
 
-__all__ = ["Transpiled", "parameter_references", "parse_body", "transpile_body"]
+__all__ = [
+    "Transpiled",
+    "builtin_functions",
+    "called_functions",
+    "parameter_references",
+    "parse_body",
+    "transpile_body",
+]
 
 
 def parse_body(text: str, kind: str, sqlglot_dialect: str) -> tuple[Any, str | None]:
@@ -90,8 +100,9 @@ def transpile_body(
 
     Valid means: sqlglot generates it without an unsupported-feature error, the result parses in
     the target dialect, it refers to exactly the parameters the source refers to, and it calls no
-    function that sqlglot merely passed through (an unknown function keeps its source name, which
-    the target engine may not have).
+    built-in of the source engine that the target engine lacks (sqlglot passes a function it
+    does not know through unchanged). Calls that are no built-in of either engine are taken for
+    user-defined functions and noted.
     """
     if kind == "compound":
         return Transpiled(None, f"a compound BEGIN ... END body has no {target} form")
@@ -125,11 +136,66 @@ def transpile_body(
             return Transpiled(
                 None, f"the body refers to {', '.join(sorted(strays))}, which is not a parameter"
             )
-    passed_through = sorted({f.name.lower() for f in back.find_all(exp.Anonymous)})
-    if passed_through:
+    missing, user = _function_availability(sql, source, target)
+    if missing:
         return Transpiled(
             None,
-            f"sqlglot does not know {', '.join(passed_through)}(...) and passed it through "
-            f"unchanged; {target} may not have it",
+            f"{target} has no built-in {', '.join(missing)} (sqlglot passed "
+            f"{'it' if len(missing) == 1 else 'them'} through from {source})",
         )
+    if user:
+        notes = (
+            f"calls {', '.join(user)}, which {target} must also have (not a built-in of "
+            "either engine: a user-defined function?)",
+        )
+        return Transpiled(sql, notes=notes)
     return Transpiled(sql)
+
+
+@cache
+def builtin_functions(dialect: str) -> frozenset[str]:
+    """The engine's built-in function names (``translator/data/<dialect>-functions.txt``)."""
+    text = resources.files("translator.data").joinpath(f"{dialect}-functions.txt").read_text()
+    return frozenset(
+        line.strip().lower() for line in text.splitlines() if line.strip() and line[0] != "#"
+    )
+
+
+#: Call-shaped constructs that are syntax rather than catalogued functions.
+_SPECIAL_FORMS = frozenset({"cast", "try_cast", "row", "array", "map", "struct", "if"})
+
+
+def called_functions(sql: str, dialect: str) -> list[tuple[str, bool]]:
+    """``(name, qualified)`` for every ``name(`` call in ``sql``, as the dialect spells it."""
+    tokens = sqlglot.tokenize(sql, read=dialect)
+    out = []
+    for i in range(len(tokens) - 1):
+        tok, nxt = tokens[i], tokens[i + 1]
+        if nxt.token_type != TokenType.L_PAREN:
+            continue
+        if tok.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+            continue
+        qualified = i > 0 and tokens[i - 1].token_type == TokenType.DOT
+        out.append((tok.text, qualified))
+    return out
+
+
+def _function_availability(sql: str, source: str, target: str) -> tuple[list[str], list[str]]:
+    """Built-ins of ``source`` that ``target`` lacks, and calls that are no built-in at all."""
+    try:
+        target_names, source_names = builtin_functions(target), builtin_functions(source)
+    except FileNotFoundError:
+        return [], []
+    missing: set[str] = set()
+    user: set[str] = set()
+    for name, qualified in called_functions(sql, target):
+        low = name.lower()
+        if qualified:
+            user.add(name)
+        elif low in target_names or low in _SPECIAL_FORMS:
+            continue
+        elif low in source_names:
+            missing.add(low)
+        else:
+            user.add(name)
+    return sorted(missing), sorted(user)

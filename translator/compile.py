@@ -87,6 +87,10 @@ def representations(
                 parameters=names,
             )
             result_sql, reason = t.sql, t.reason
+            warnings += [
+                Diagnostic("transpile-note", f"{target} representation: {n}", stmt.body.position)
+                for n in t.notes
+            ]
         if result_sql is None:
             warnings.append(
                 Diagnostic(
