@@ -17,7 +17,14 @@ from translator.errors import Diagnostic, UnsupportedError
 from translator.metadata import Definition, DefinitionVersion, SqlRepresentation, UdfMetadata
 from translator.types import IcebergType
 
-__all__ = ["EmitResult", "RoutineSpec", "emit_ddl", "routine_spec", "select_versions"]
+__all__ = [
+    "EmitResult",
+    "Rendered",
+    "RoutineSpec",
+    "emit_ddl",
+    "routine_spec",
+    "select_versions",
+]
 
 BodyKind = Literal["expression", "query", "compound"]
 
@@ -37,6 +44,15 @@ class RoutineSpec:
     body_kind: BodyKind
     definition_id: str
     version_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A dialect's CREATE FUNCTION text, what it loses (refused unless allowed), and notes."""
+
+    text: str
+    lossy: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +206,7 @@ def emit_ddl(
     version: int | None = None,
     as_of: int | None = None,
     allow_lossy: bool = False,
+    or_replace: bool = False,
 ) -> EmitResult:
     """One ``CREATE FUNCTION`` per selected definition, in ``target``'s own syntax."""
     dialect = get_dialect(target)
@@ -198,13 +215,14 @@ def emit_ddl(
     for d, v in pairs:
         spec, w = routine_spec(name, d, v, dialect.name)
         warnings += w
-        text, lossy = dialect.render_create(spec)
-        if lossy and not allow_lossy:
+        rendered = dialect.render_create(spec, or_replace=or_replace)
+        if rendered.lossy and not allow_lossy:
             raise UnsupportedError(
                 f"emitting ({d.definition_id}) for {target} would lose information: "
-                + "; ".join(lossy)
+                + "; ".join(rendered.lossy)
                 + " (allow it with --allow-lossy)"
             )
-        warnings += [Diagnostic("lossy", m, lossy=True) for m in lossy]
-        ddl.append(text)
+        warnings += [Diagnostic("lossy", m, lossy=True) for m in rendered.lossy]
+        warnings += [Diagnostic("emit-note", m) for m in rendered.notes]
+        ddl.append(rendered.text)
     return EmitResult(ddl, warnings)

@@ -10,6 +10,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from translator.emit import Rendered, RoutineSpec
     from translator.ir import Statement
     from translator.script import Lexical, StatementText
 
@@ -28,6 +29,10 @@ class Dialect(Protocol):
 
     def parse_statement(self, stmt: StatementText) -> Statement:
         """Parse one CREATE/DROP FUNCTION statement; raise a positioned TranslatorError."""
+        ...
+
+    def render_create(self, spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
+        """The engine's CREATE FUNCTION for ``spec``; raise UnsupportedError if it has none."""
         ...
 
 
