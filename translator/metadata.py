@@ -63,6 +63,10 @@ class SqlRepresentation(_Model):
     dialect: str
     sql: str
 
+    def model_post_init(self, context: Any, /) -> None:
+        """``type`` is the discriminator: always written, even when left to its default."""
+        self.model_fields_set.add("type")
+
 
 class UnknownRepresentation(_Model):
     """A representation type this tool does not know (``python``...): kept whole, never used."""
@@ -175,9 +179,10 @@ def metadata_to_json(model: BaseModel) -> dict[str, Any]:
     out: dict[str, Any] = {}
     fields_set = model.model_fields_set
     for name, info in type(model).model_fields.items():
-        if name not in fields_set:
+        value = getattr(model, name)
+        if name not in fields_set or value is None:  # no spec field is nullable: None is absent
             continue
-        out[info.alias or name] = _value_to_json(getattr(model, name))
+        out[info.alias or name] = _value_to_json(value)
     for key, value in (model.model_extra or {}).items():
         out[key] = _value_to_json(value)
     return out

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 __all__ = [
+    "EDGE_ALGORITHMS",
     "PRIMITIVE_NAMES",
     "DecimalType",
     "FixedType",
@@ -30,6 +31,7 @@ __all__ = [
     "StructType",
     "TypeJson",
     "TypeParseError",
+    "check_id_safe",
     "definition_id",
     "parse_type_json",
     "parse_type_string",
@@ -50,9 +52,16 @@ PRIMITIVE_NAMES = frozenset(
 #: writes names raw, so ``struct<a,b:int>`` could be read two ways) or break "no spaces or quotes".
 _AMBIGUOUS_NAME_CHARS = frozenset(",:<>()[]'\"`") | frozenset(" \t\r\n")
 
+#: Characters a CRS or edge algorithm cannot hold: they would end the parameter list early or let
+#: one type string read as several (``geography(x),geography(y)``). ``:`` stays (``srid:4326``).
+_BAD_GEO_PARAM = re.compile(r"[\s,<>()\[\]'\"`]")
+
+#: The edge-interpolation algorithms the Iceberg spec defines for ``geography``.
+EDGE_ALGORITHMS = frozenset({"spherical", "vincenty", "thomas", "andoyer", "karney"})
+
 
 class TypeParseError(ValueError):
-    """A type string or JSON value that is not an Iceberg type. ``path`` is relative (``.element``)."""
+    """A type string or JSON value that is not an Iceberg type; ``path`` is relative (``.key``)."""
 
     def __init__(self, message: str, path: str = "") -> None:
         super().__init__(message)
@@ -121,6 +130,9 @@ class GeometryType(IcebergType):
 
     crs: str | None = None
 
+    def __post_init__(self) -> None:
+        _check_crs(self.crs)
+
     def __str__(self) -> str:
         return "geometry" if self.crs is None else f"geometry({self.crs})"
 
@@ -135,6 +147,10 @@ class GeographyType(IcebergType):
     def __post_init__(self) -> None:
         if self.algorithm is not None and self.crs is None:
             raise TypeParseError("a geography edge algorithm needs a CRS before it")
+        _check_crs(self.crs)
+        if self.algorithm is not None and self.algorithm not in EDGE_ALGORITHMS:
+            known = ", ".join(sorted(EDGE_ALGORITHMS))
+            raise TypeParseError(f"{self.algorithm!r} is not an edge algorithm ({known})")
 
     def __str__(self) -> str:
         if self.crs is None:
@@ -142,6 +158,13 @@ class GeographyType(IcebergType):
         if self.algorithm is None:
             return f"geography({self.crs})"
         return f"geography({self.crs},{self.algorithm})"
+
+
+def _check_crs(value: str | None) -> None:
+    if value is not None and (not value or _BAD_GEO_PARAM.search(value)):
+        raise TypeParseError(
+            f"CRS {value!r} must be non-empty, without spaces, quotes, brackets or commas"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +242,7 @@ def parse_type_string(text: str) -> IcebergType:
         if name != "fixed":
             raise TypeParseError(f"{text!r} is not an Iceberg type")
         return FixedType(_int_param(bracket, text))
-    args = [a.strip() for a in paren.split(",")]  # type: ignore[union-attr]
+    args = [a.strip() for a in paren.split(",")]
     if name == "decimal" and len(args) == 2:
         return DecimalType(_int_param(args[0], text), _int_param(args[1], text))
     if name == "geometry" and len(args) == 1 and args[0]:
@@ -231,7 +254,7 @@ def parse_type_string(text: str) -> IcebergType:
 
 def _int_param(text: str, whole: str) -> int:
     text = text.strip()
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):
         raise TypeParseError(f"{whole!r}: {text!r} is not a non-negative whole number")
     return int(text)
 
@@ -262,7 +285,8 @@ def parse_type_json(value: object) -> IcebergType:
         for i, f in enumerate(fields):
             where = f".fields[{i}]"
             if not isinstance(f, dict):
-                raise TypeParseError(f"a struct field must be an object, not {_json_kind(f)}", where)
+                got = _json_kind(f)
+                raise TypeParseError(f"a struct field must be an object, not {got}", where)
             name = f.get("name")
             if not isinstance(name, str) or not name:
                 raise TypeParseError("a struct field needs a non-empty 'name'", where + ".name")
