@@ -54,7 +54,7 @@ Action = Literal[
 ]
 
 #: Engines' defaults for a statement that does not say [NOT] DETERMINISTIC.
-DETERMINISTIC_DEFAULT = {"spark": True, "trino": False}
+DETERMINISTIC_DEFAULT = {"spark": True, "trino": True}  # both engines document "deterministic"
 
 
 @dataclass(frozen=True, slots=True)

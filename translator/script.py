@@ -92,14 +92,13 @@ def scan(text: str, lex: Lexical = TRINO, *, file: str | None = None) -> Iterato
                 raise _unterminated(text, i, "$$ body", tag, file)
             yield Token("dollar", i, j + len(tag), text[i : j + len(tag)])
             i = j + len(tag)
-        elif c.isalpha() or c == "_":
-            m = _WORD.match(text, i)
-            assert m is not None
+        elif (c.isalpha() or c == "_") and (m := _WORD.match(text, i)) is not None:
+            # (a non-ASCII letter such as "é" is no word start: it falls through to punct)
             yield Token("word", i, m.end(), m.group())
             i = m.end()
-        elif c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
-            m = _NUMBER.match(text, i)
-            assert m is not None
+        elif (c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit())) and (
+            m := _NUMBER.match(text, i)
+        ) is not None:
             yield Token("number", i, m.end(), m.group())
             i = m.end()
         else:
