@@ -616,7 +616,10 @@ def test_render_create_reads_back(stmt: CreateFunction) -> None:
     assert (back.on_null_input or "call") == (stmt.on_null_input or "call")
     assert back.body.text == stmt.body.text and back.body.kind == stmt.body.kind
     assert not any(w.lossy for w in back.warnings)  # types come back exactly
-    assert bool(rendered.lossy) == any(p.doc for p in stmt.parameters)
+    assert not rendered.lossy
+    assert any("doc is left out" in n for n in rendered.notes) == any(
+        p.doc for p in stmt.parameters
+    )
 
 
 def test_render_create_text() -> None:
@@ -641,10 +644,15 @@ def test_render_create_reports_and_refuses() -> None:
     lossy = DIALECT.render_create(
         _spec(stmt, parameters=(("x", FixedType(4), "doc"),), deterministic=False)
     )
-    assert "NOT DETERMINISTIC" in lossy.text and lossy.notes
-    assert len(lossy.lossy) == 2  # the parameter doc, and fixed[4] -> varbinary
+    assert "NOT DETERMINISTIC" in lossy.text
+    assert len(lossy.lossy) == 1  # fixed[4] -> varbinary
+    assert any("doc is left out" in n for n in lossy.notes)  # metadata keeps the doc
     with pytest.raises(UnsupportedError, match="table functions"):
         DIALECT.render_create(_spec(stmt, kind="udtf", body_kind="query"))
+    scalar_query = DIALECT.render_create(
+        _spec(stmt, body="SELECT max(x) FROM t", body_kind="query")
+    )
+    assert scalar_query.text.endswith("RETURN (SELECT max(x) FROM t)")
     with pytest.raises(UnsupportedError, match=r"catalog\.schema\.name"):
         DIALECT.render_create(_spec(stmt, name=("s", "f")))
     with pytest.raises(UnsupportedError, match="unknown"):

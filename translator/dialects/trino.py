@@ -1111,17 +1111,16 @@ def _trino_geography(t: GeographyType) -> str:
 def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     """Trino's ``CREATE FUNCTION`` for ``spec``; what Trino cannot say is reported as lossy.
 
-    Refused (:class:`UnsupportedError`): a table function or a query body (Trino has neither),
-    a two-part name, a type Trino has no equivalent for.
+    Refused (:class:`UnsupportedError`): a table function (Trino has none), a two-part name, a
+    type Trino has no equivalent for. A scalar function whose body is a query returns it as a
+    scalar subquery, ``RETURN (SELECT ...)``. Parameter docs are left out with a note: the
+    metadata keeps them, and Trino has nowhere to put them.
     """
     from translator.emit import Rendered
 
     what = f"definition ({spec.definition_id}) version {spec.version_id}"
-    if spec.kind == "udtf" or spec.body_kind == "query":
-        raise UnsupportedError(
-            f"{what} is a table function or has a query body: Trino has no SQL table "
-            "functions and accepts only an expression or a BEGIN ... END block"
-        )
+    if spec.kind == "udtf":
+        raise UnsupportedError(f"{what} is a table function: Trino has no SQL table functions")
     if len(spec.name) not in (1, 3):
         raise UnsupportedError(
             f"{'.'.join(spec.name)}: Trino names a stored function catalog.schema.name (three "
@@ -1133,7 +1132,7 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     for name, ptype, doc in spec.parameters:
         params.append(f"{_trino_name(name)} {_emit_type(ptype, f'parameter {name}', lossy)}")
         if doc is not None:
-            lossy.append(f"parameter {name}'s doc is dropped: Trino has no parameter comments")
+            notes.append(f"parameter {name}'s doc is left out: Trino has no parameter comments")
     lines = [
         f"CREATE {'OR REPLACE ' if or_replace else ''}FUNCTION "
         f"{'.'.join(_trino_name(p) for p in spec.name)}({', '.join(params)})",
@@ -1151,7 +1150,12 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
         )
     if spec.on_null_input == "return-null":
         lines.append("  RETURNS NULL ON NULL INPUT")
-    body = spec.body if spec.body_kind == "compound" else f"RETURN {spec.body}"
+    if spec.body_kind == "compound":
+        body = spec.body
+    elif spec.body_kind == "query":
+        body = f"RETURN ({spec.body})"
+    else:
+        body = f"RETURN {spec.body}"
     lines.append("  " + body)
     return Rendered("\n".join(lines), tuple(lossy), tuple(notes))
 
