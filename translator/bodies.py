@@ -44,6 +44,9 @@ def parse_body(text: str, kind: str, sqlglot_dialect: str) -> tuple[Any, str | N
         return None, f"sqlglot failed on the body: {type(e).__name__}"
     if ast is None:
         return None, "sqlglot found no expression in the body"
+    if isinstance(ast, exp.Command):
+        # sqlglot's fallback for text it cannot parse: an opaque command, not a parse.
+        return None, "sqlglot could not parse the body (it fell back to an opaque command)"
     return ast, None
 
 

@@ -7,6 +7,7 @@ the user as a traceback.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 from importlib import import_module
@@ -24,7 +25,7 @@ EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
 
 #: Feature modules that add their own subcommands: each has ``register(subparsers)``, and each
 #: command returns an exit code (raising ``UsageError`` for bad usage found late).
-_COMMAND_MODULES: tuple[str, ...] = ()
+_COMMAND_MODULES: tuple[str, ...] = ("translator.warehouse.commands",)
 
 
 class UsageError(Exception):
@@ -192,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # sqlglot logs its own fallbacks; the translator reports what matters as warnings.
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
