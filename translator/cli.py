@@ -96,7 +96,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         attach=args.attach,
     )
     # Each source is parsed on its own so that positions name the right file.
-    functions: dict[str, object] = {}
+    functions: dict[str, UdfMetadata | None] = {}
     errors: list[TranslatorError] = []
     warnings: list[Diagnostic] = []
     current = existing
@@ -154,6 +154,52 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_transpile(args: argparse.Namespace) -> int:
+    """DDL in one dialect -> metadata -> DDL in the other, with compile's and emit's checks."""
+    from translator.api import compile_script
+    from translator.compile import CompileOptions
+    from translator.emit import emit_ddl
+
+    if args.source == args.to:
+        raise UsageError("--from and --to name the same dialect")
+    try:
+        sources = _read_sources(args.sql)
+    except OSError as e:
+        print(f"iceberg-udf: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
+        return EXIT_INPUT
+    errors: list[TranslatorError] = []
+    warnings: list[Diagnostic] = []
+    out: list[str] = []
+    for name, sql in sources:
+        result = compile_script(
+            sql, args.source, file=name, options=CompileOptions(targets=(args.to,))
+        )
+        errors += result.errors
+        warnings += result.warnings
+        for key, meta in result.functions.items():
+            if meta is None:
+                continue
+            try:
+                emitted = emit_ddl(
+                    meta,
+                    args.to,
+                    tuple(key.split(".")),
+                    allow_lossy=args.allow_lossy,
+                    or_replace=args.or_replace,
+                )
+            except TranslatorError as e:
+                errors.append(e)
+                continue
+            warnings += emitted.warnings
+            out.append(emitted.text)
+    _report(errors, warnings)
+    if errors:
+        print(f"iceberg-udf: {len(errors)} error(s); no DDL printed", file=sys.stderr)
+        return EXIT_INPUT
+    sys.stdout.write("".join(out))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="iceberg-udf",
@@ -187,6 +233,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("sql", nargs="+", metavar="SQL", help="SQL files; - reads standard input")
     p.set_defaults(run=_cmd_compile)
 
+    p = sub.add_parser("transpile", help="function DDL from one engine's dialect to the other's")
+    p.add_argument("--from", dest="source", required=True, choices=sorted(DIALECTS))
+    p.add_argument("--to", required=True, choices=sorted(DIALECTS))
+    p.add_argument("--allow-lossy", action="store_true", help="emit even if information is lost")
+    p.add_argument("--or-replace", action="store_true", help="emit CREATE OR REPLACE FUNCTION")
+    p.add_argument("sql", nargs="+", metavar="SQL", help="SQL files; - reads standard input")
+    p.set_defaults(run=_cmd_transpile)
+
     for module in _COMMAND_MODULES:
         import_module(module).register(sub)
     return parser
@@ -201,6 +255,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"iceberg-udf: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except MetadataError as e:
+        print(format_diagnostic(e), file=sys.stderr)
+        for path, message in e.problems:
+            print(f"  {path}: {message}", file=sys.stderr)
+        return EXIT_INPUT
     except TranslatorError as e:
         print(format_diagnostic(e), file=sys.stderr)
         return EXIT_INPUT

@@ -101,6 +101,9 @@ def representations(
                 )
             )
         else:
+            if target == "trino" and stmt.body.kind == "query":
+                # Trino's RETURN takes an expression: a scalar query is a scalar subquery there.
+                result_sql = f"({result_sql})"
             reps.append(SqlRepresentation(type="sql", dialect=target, sql=result_sql))
     return reps, warnings
 

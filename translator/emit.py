@@ -131,7 +131,7 @@ def _body_kind(text: str, kind: str) -> BodyKind:
     head = text.lstrip().upper()
     if head.startswith("BEGIN") and (len(head) == 5 or not head[5].isalnum()):
         return "compound"
-    if kind == "udtf" or head.startswith(("SELECT", "WITH", "VALUES", "(SELECT", "FROM")):
+    if kind == "udtf" or head.startswith(("SELECT", "WITH", "VALUES", "FROM")):
         return "query"
     return "expression"
 

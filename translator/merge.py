@@ -28,7 +28,7 @@ from translator.compile import (
     representations,
     statement_properties,
 )
-from translator.errors import Diagnostic, MergeError, TranslatorError
+from translator.errors import Diagnostic, MergeError, TranslatorError, UnsupportedError
 from translator.ir import CreateFunction, DropFunction, SkippedStatement, Statement
 from translator.metadata import (
     Definition,
@@ -39,7 +39,7 @@ from translator.metadata import (
     SqlRepresentation,
     UdfMetadata,
 )
-from translator.types import definition_id, parse_type_json
+from translator.types import IcebergType, TypeParseError, definition_id, parse_type_json
 
 __all__ = ["Change", "ScriptMerge", "apply_statement", "function_key", "merge_statements"]
 
@@ -145,7 +145,7 @@ def _create(
     meta: UdfMetadata | None, stmt: CreateFunction, ctx: Context, options: CompileOptions
 ) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
     key = function_key(stmt.name)
-    def_id = definition_id(stmt.parameter_types)
+    def_id = _definition_id(stmt.parameter_types, stmt)
     warnings = list(stmt.warnings)
     if stmt.temporary:
         warnings.append(
@@ -249,6 +249,18 @@ def _create(
         existing.model_fields_set.discard("doc")
     _log(meta, ts)
     return meta, Change("new-version", key, def_id, next_id), warnings + prop_warnings
+
+
+def _definition_id(types: tuple[IcebergType, ...], stmt: Statement) -> str:
+    """The definition-id, or a positioned error when the spec's id format cannot hold a type."""
+    try:
+        return definition_id(types)
+    except TypeParseError as e:
+        raise UnsupportedError(
+            f"{e.message}: Iceberg identifies a definition by its parameter types, and this "
+            "one cannot be written in a definition-id",
+            stmt.position,
+        ) from None
 
 
 def _check_return_type(existing: Definition, stmt: CreateFunction, key: str, def_id: str) -> None:
@@ -392,7 +404,7 @@ def _drop(
         doomed = [] if meta is None else [d.definition_id for d in meta.definitions]
         def_id = None
     else:
-        def_id = definition_id(stmt.parameter_types)
+        def_id = _definition_id(stmt.parameter_types, stmt)
         doomed = [def_id] if meta is not None and meta.definition(def_id) is not None else []
     if not doomed:
         if stmt.if_exists:

@@ -176,9 +176,7 @@ def split_statements(
                 depth.append("CASE")
             elif depth and w == "END":
                 nxt = _next_word(tokens, k)
-                if nxt == "CASE":
-                    depth.pop()
-                elif nxt not in _END_QUALIFIERS:
+                if nxt == "CASE" or nxt not in _END_QUALIFIERS:
                     depth.pop()
             prev_word = w
         elif tok.kind == "punct" and tok.text == ";" and not depth:

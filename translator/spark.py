@@ -44,7 +44,7 @@ def _functions(source: Any, names: Iterable[str] | None) -> dict[str, UdfMetadat
         from translator.warehouse import Warehouse
 
         wh = source if isinstance(source, Warehouse) else Warehouse(Path(source))
-        found = wh.load_all()
+        found = {str(info.ref): wh.load(info.ref).metadata for info in wh.functions()}
     if names is None:
         return found
     wanted = list(names)
@@ -86,7 +86,7 @@ def register_functions(
     return out
 
 
-def _compile_partition(rows: Iterator[Any], dialect: str) -> Iterator[tuple[Any, ...]]:
+def _compile_partition(rows: Iterable[Any], dialect: str) -> Iterator[tuple[Any, ...]]:
     """Runs on the executors: one output row per input row, errors as data."""
     from translator.api import compile_script
     from translator.compile import CompileOptions, Context

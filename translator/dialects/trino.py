@@ -1065,6 +1065,8 @@ def iceberg_to_trino_type(t: IcebergType) -> str:
     if isinstance(t, MapType):
         return f"map({iceberg_to_trino_type(t.key)}, {iceberg_to_trino_type(t.value)})"
     if isinstance(t, StructType):
+        if not t.fields:
+            raise UnsupportedError("Iceberg struct<> has no Trino type: a Trino row needs a field")
         fields = ", ".join(
             f"{_trino_name(f.name)} {iceberg_to_trino_type(f.type)}" for f in t.fields
         )
@@ -1161,19 +1163,21 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
 
 
 def _emit_type(t: IcebergType, where: str, lossy: list[str]) -> str:
-    """The Trino type of ``t``; a ``fixed[L]`` anywhere inside loses its length."""
-    if _contains_fixed(t):
+    """The Trino type of ``t``; a ``fixed[L]`` loses its length, a geometry CRS is not kept."""
+    if _contains(t, lambda x: isinstance(x, FixedType)):
         lossy.append(f"{where}: Iceberg {t} becomes Trino varbinary, which has no fixed length")
+    if _contains(t, lambda x: isinstance(x, GeometryType | GeographyType) and x.crs is not None):
+        lossy.append(f"{where}: Trino's geospatial types carry no CRS, so {t}'s is not kept")
     return iceberg_to_trino_type(t)
 
 
-def _contains_fixed(t: IcebergType) -> bool:
-    if isinstance(t, FixedType):
+def _contains(t: IcebergType, test: Callable[[IcebergType], bool]) -> bool:
+    if test(t):
         return True
     if isinstance(t, ListType):
-        return _contains_fixed(t.element)
+        return _contains(t.element, test)
     if isinstance(t, MapType):
-        return _contains_fixed(t.key) or _contains_fixed(t.value)
+        return _contains(t.key, test) or _contains(t.value, test)
     if isinstance(t, StructType):
-        return any(_contains_fixed(f.type) for f in t.fields)
+        return any(_contains(f.type, test) for f in t.fields)
     return False

@@ -1,0 +1,49 @@
+"""The warehouse's errors: all are :class:`~translator.errors.TranslatorError`, so the CLI reports
+them like any other bad input (exit 1) and a library caller catches one root class."""
+
+from __future__ import annotations
+
+from translator.errors import TranslatorError
+
+__all__ = [
+    "CommitConflictError",
+    "FunctionNotFoundError",
+    "TimeTravelError",
+    "UnsupportedStorageError",
+    "WarehouseError",
+]
+
+
+class WarehouseError(TranslatorError):
+    """The warehouse cannot do what was asked: a broken layout, an unreadable file, a bad name."""
+
+    code = "warehouse"
+
+
+class FunctionNotFoundError(WarehouseError):
+    """No metadata file (or catalog entry) exists for the named function."""
+
+    code = "not-found"
+
+
+class CommitConflictError(WarehouseError):
+    """Other writers kept committing first: the change was not committed after every retry."""
+
+    code = "conflict"
+
+    def __init__(self, message: str, *, attempts: int = 0) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+class TimeTravelError(WarehouseError):
+    """A point in time that the definition-log cannot answer (before the first entry, both
+    ``as_of`` and ``log_entry`` given, an entry number out of range)."""
+
+    code = "time-travel"
+
+
+class UnsupportedStorageError(WarehouseError):
+    """A storage URL whose file system offers no atomic create-if-absent, or a missing extra."""
+
+    code = "storage"

@@ -1,0 +1,306 @@
+"""File storage for a warehouse: local folders, or an fsspec file system with atomic creates.
+
+Commits rest on one primitive, :meth:`Store.create_exclusive`: put a whole file under a name only
+if that name is still free, atomically. Two writers racing for the same name: exactly one wins,
+the other gets :class:`FileExistsError`; a reader never sees a half-written file.
+
+* Local folders: the bytes go to a hidden temporary file beside the target, are fsynced, and are
+  then hard-linked to the target name. ``link(2)`` fails if the name exists, and the file it
+  publishes is already complete. A crash leaves at most a hidden ``.*.tmp`` file that no reader
+  takes for metadata.
+* fsspec: only protocols whose ``pipe_file(..., mode="create")`` is an atomic
+  create-if-absent are accepted (:data:`EXCLUSIVE_CREATE`); every other protocol is refused with
+  an error naming it, instead of silently risking lost updates.
+
+Local stores also offer an advisory per-function lock (:meth:`LocalStore.lock`, ``flock`` on
+``WAREHOUSE/.locks/<namespace>/<function>.lock``). Correctness never depends on it: it only
+makes cooperating processes on one machine queue instead of racing, so a writer is not starved
+by others winning the create-if-absent race again and again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from translator.warehouse.errors import UnsupportedStorageError
+
+__all__ = ["EXCLUSIVE_CREATE", "FsspecStore", "LocalStore", "Store", "open_store"]
+
+#: fsspec protocols with an atomic create-if-absent, and why we believe so.
+EXCLUSIVE_CREATE: dict[str, str] = {
+    "memory": "in-process dict; creates are serialised by a lock here (tested)",
+    "s3": "s3fs sends PUT with If-None-Match: * for mode='create' (the store must honour "
+    "conditional writes: AWS S3 does since 2024-08; not tested here)",
+    "s3a": "as s3",
+}
+
+#: The memory file system lives in one process; this lock makes its check-then-store atomic.
+_MEMORY_LOCK = threading.Lock()
+
+
+class Store(Protocol):
+    """What the warehouse needs from storage. Paths are relative to the root, '/'-separated."""
+
+    protocol: str
+
+    def location(self, rel: str = "") -> str:
+        """The absolute path or URL of ``rel``: what metadata ``location`` fields hold."""
+        ...
+
+    def list_names(self, rel: str) -> list[str]:
+        """The file names in folder ``rel``; empty when the folder does not exist."""
+        ...
+
+    def list_dirs(self, rel: str) -> list[str]:
+        """The sub-folder names of ``rel``; empty when it does not exist."""
+        ...
+
+    def read_bytes(self, rel: str) -> bytes: ...
+
+    def stat_key(self, rel: str) -> tuple[object, ...]:
+        """What identifies this file's content for the cache: (modification time, size)."""
+        ...
+
+    def create_exclusive(self, rel: str, data: bytes, *, make_dirs: bool) -> None:
+        """Create ``rel`` holding ``data`` if the name is free, atomically and whole.
+
+        Raises :class:`FileExistsError` if the name is taken, and :class:`FileNotFoundError`
+        when its folder is missing and ``make_dirs`` is false (the function was dropped).
+        """
+        ...
+
+    def remove(self, rel: str) -> None: ...
+
+    def move_dir(self, src: str, dst: str) -> None:
+        """Move folder ``src`` to ``dst`` (atomically on local disks)."""
+        ...
+
+    def lock(self, name: str, timeout_s: float) -> contextlib.AbstractContextManager[bool]:
+        """An advisory lock named ``name`` (True if held); never needed for correctness."""
+        ...
+
+
+class LocalStore:
+    """A warehouse in a local folder (or any POSIX file system with hard links)."""
+
+    protocol = "file"
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root).expanduser().absolute()
+        #: Test hook: called between writing the temporary file and publishing it.
+        self.before_publish: Callable[[Path, Path], None] | None = None
+
+    def _path(self, rel: str) -> Path:
+        return self.root / rel if rel else self.root
+
+    def location(self, rel: str = "") -> str:
+        return str(self._path(rel))
+
+    def list_names(self, rel: str) -> list[str]:
+        try:
+            return [e.name for e in os.scandir(self._path(rel)) if not e.is_dir()]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+    def list_dirs(self, rel: str) -> list[str]:
+        try:
+            return [e.name for e in os.scandir(self._path(rel)) if e.is_dir()]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+    def read_bytes(self, rel: str) -> bytes:
+        return self._path(rel).read_bytes()
+
+    def stat_key(self, rel: str) -> tuple[object, ...]:
+        st = os.stat(self._path(rel))
+        return (st.st_mtime_ns, st.st_size)
+
+    def create_exclusive(self, rel: str, data: bytes, *, make_dirs: bool) -> None:
+        target = self._path(rel)
+        if make_dirs:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        # FileNotFoundError here when the folder is gone: the caller treats it as a conflict.
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        tmp = Path(tmp_name)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            if self.before_publish is not None:
+                self.before_publish(tmp, target)
+            try:
+                os.link(tmp, target)
+            except (FileExistsError, FileNotFoundError):
+                raise
+            except OSError as e:
+                if e.errno in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+                    raise UnsupportedStorageError(
+                        f"{target.parent}: the file system refuses hard links ({e.strerror}), so "
+                        "metadata files cannot be created atomically-if-absent; use a local "
+                        "POSIX file system or a SQL catalog"
+                    ) from e
+                raise
+        finally:
+            tmp.unlink(missing_ok=True)
+        _fsync_dir(target.parent)
+
+    def remove(self, rel: str) -> None:
+        self._path(rel).unlink(missing_ok=True)
+
+    def move_dir(self, src: str, dst: str) -> None:
+        target = self._path(dst)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(self._path(src), target)
+
+    @contextlib.contextmanager
+    def lock(self, name: str, timeout_s: float) -> Iterator[bool]:
+        """``flock`` on ``.locks/<name>.lock``, waiting at most ``timeout_s``; yields whether it
+        is held. Where locking is unavailable (no fcntl, a file system without locks) or the
+        wait times out, the commit goes on without it: the create-if-absent still decides."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            yield False
+            return
+        path = self._path(f".locks/{name}.lock")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError:
+            yield False
+            return
+        held = False
+        try:
+            deadline = time.monotonic() + timeout_s
+            delay = 0.001
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    held = True
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        break
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.002)
+                except OSError:  # ENOLCK and friends: no locking here
+                    break
+            yield held
+        finally:
+            os.close(fd)  # closing releases the lock
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make the new directory entry durable (best effort: not every platform allows it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class FsspecStore:
+    """A warehouse at an fsspec URL whose file system has an atomic create-if-absent."""
+
+    def __init__(self, url: str, **storage_options: Any) -> None:
+        try:
+            import fsspec  # type: ignore[import-untyped]
+        except ImportError as e:  # pragma: no cover - depends on the environment
+            raise UnsupportedStorageError(
+                f"{url}: warehouse URLs need fsspec: pip install 'iceberg-udf[fsspec]'"
+            ) from e
+        fs, path = fsspec.core.url_to_fs(url, **storage_options)
+        protocols = (fs.protocol,) if isinstance(fs.protocol, str) else tuple(fs.protocol)
+        self.protocol = protocols[0]
+        if not set(protocols) & set(EXCLUSIVE_CREATE):
+            raise UnsupportedStorageError(
+                f"{url}: the {self.protocol!r} file system offers no atomic create-if-absent that "
+                "this tool trusts, so concurrent commits could lose updates; supported: "
+                f"local folders and {', '.join(sorted(EXCLUSIVE_CREATE))} (or use a SQL catalog)"
+            )
+        self.fs: Any = fs
+        self.root = str(path).rstrip("/")
+
+    def _path(self, rel: str) -> str:
+        return f"{self.root}/{rel}" if rel else self.root
+
+    def location(self, rel: str = "") -> str:
+        return str(self.fs.unstrip_protocol(self._path(rel)))
+
+    def _ls(self, rel: str) -> list[dict[str, Any]]:
+        try:
+            entries: list[dict[str, Any]] = self.fs.ls(self._path(rel), detail=True)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return entries
+
+    def list_names(self, rel: str) -> list[str]:
+        return [_basename(e["name"]) for e in self._ls(rel) if e.get("type") != "directory"]
+
+    def list_dirs(self, rel: str) -> list[str]:
+        return [_basename(e["name"]) for e in self._ls(rel) if e.get("type") == "directory"]
+
+    def read_bytes(self, rel: str) -> bytes:
+        return bytes(self.fs.cat_file(self._path(rel)))
+
+    def stat_key(self, rel: str) -> tuple[object, ...]:
+        info = self.fs.info(self._path(rel))
+        stamp = info.get("mtime") or info.get("LastModified") or info.get("created")
+        if isinstance(stamp, datetime):
+            stamp = stamp.isoformat()
+        return (stamp, info.get("ETag") or info.get("etag"), info.get("size"))
+
+    def create_exclusive(self, rel: str, data: bytes, *, make_dirs: bool) -> None:
+        path = self._path(rel)
+        parent = path.rpartition("/")[0]
+        if self.protocol == "memory":
+            with _MEMORY_LOCK:
+                if not make_dirs and not self.fs.isdir(parent):
+                    raise FileNotFoundError(parent)
+                self.fs.pipe_file(path, data, mode="create")
+            return
+        # Object stores have no folders: a missing "folder" cannot be told from a dropped one.
+        self.fs.pipe_file(path, data, mode="create")
+
+    def remove(self, rel: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.fs.rm_file(self._path(rel))
+
+    def lock(self, name: str, timeout_s: float) -> contextlib.AbstractContextManager[bool]:
+        """No cross-process lock on fsspec stores: commits rely on create-if-absent alone."""
+        return contextlib.nullcontext(False)
+
+    def move_dir(self, src: str, dst: str) -> None:
+        """Not atomic on object stores (a copy of every file, then deletes): see the README."""
+        if not self.fs.exists(self._path(src)):
+            raise FileNotFoundError(self._path(src))
+        self.fs.mv(self._path(src), self._path(dst), recursive=True)
+
+
+def _basename(name: str) -> str:
+    return name.rstrip("/").rpartition("/")[2]
+
+
+def open_store(where: str | os.PathLike[str], **storage_options: Any) -> Store:
+    """A local folder (a path or ``file://`` URL) or an fsspec URL (``memory://``, ``s3://``)."""
+    text = os.fspath(where)
+    if text.startswith("file://"):
+        return LocalStore(text[len("file://") :])
+    if "://" in text:
+        return FsspecStore(text, **storage_options)
+    return LocalStore(text)
