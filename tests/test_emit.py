@@ -35,7 +35,9 @@ SOURCES = [
 
 def ctx() -> Context:
     ticks = itertools.count(1_700_000_000_000, 1000)
-    return Context(clock=lambda: next(ticks), new_uuid=lambda: "00000000-0000-4000-8000-000000000001")
+    return Context(
+        clock=lambda: next(ticks), new_uuid=lambda: "00000000-0000-4000-8000-000000000001"
+    )
 
 
 def compile_fixture(dialect: str, path: Path) -> tuple[dict[str, UdfMetadata | None], list[str]]:
@@ -129,7 +131,12 @@ def test_version_selection() -> None:
         emit_ddl(meta, "trino", ("add_one",), definition="long")
 
 
-HOSTILE_DOCS = ["'); DROP TABLE x; --", "it's \\' a \\\\ test", 'quote " and ` backquote', "line\nbreak"]
+HOSTILE_DOCS = [
+    "'); DROP TABLE x; --",
+    "it's \\' a \\\\ test",
+    'quote " and ` backquote',
+    "line\nbreak",
+]
 HOSTILE_NAMES = ['we"ird', "back`quote", "se lect", "select"]
 
 
@@ -161,7 +168,10 @@ def _hostile(doc: str, name: str) -> UdfMetadata:
                     }
                 ],
                 "definition-log": [
-                    {"timestamp-ms": 1, "definition-versions": [{"definition-id": "int", "version-id": 1}]}
+                    {
+                        "timestamp-ms": 1,
+                        "definition-versions": [{"definition-id": "int", "version-id": 1}],
+                    }
                 ],
             }
         )

@@ -49,12 +49,16 @@ def run_scenario(path: Path) -> list[dict[str, Any]]:
     functions: dict[str, UdfMetadata | None] = {}
     out = []
     for i, step in enumerate(read_steps(path), 1):
-        options = CompileOptions(attach="--attach" in step.flags, transpile="--no-transpile" not in step.flags)
+        options = CompileOptions(
+            attach="--attach" in step.flags, transpile="--no-transpile" not in step.flags
+        )
         result = compile_script(
             step.sql, step.dialect, into=functions, file=path.name, options=options, context=ctx
         )
         functions.update(result.functions)
-        docs = {k: json.loads(dump_metadata(v)) if v else None for k, v in sorted(functions.items())}
+        docs = {
+            k: json.loads(dump_metadata(v)) if v else None for k, v in sorted(functions.items())
+        }
         for doc in docs.values():
             if doc is not None:
                 assert validate_metadata(doc) == []
@@ -129,9 +133,12 @@ def test_timestamps_only_increase_even_when_the_clock_goes_back() -> None:
 
 
 def test_a_failing_statement_does_not_stop_the_script() -> None:
-    sql = f"{ADD_ONE};\nCREATE FUNCTION add_one(x integer) RETURNS integer RETURN 0;\n" + ADD_ONE.replace(
-        "add_one(x integer)", "add_one(x bigint)"
-    ).replace("integer RETURN", "bigint RETURN")
+    sql = (
+        f"{ADD_ONE};\nCREATE FUNCTION add_one(x integer) RETURNS integer RETURN 0;\n"
+        + ADD_ONE.replace("add_one(x integer)", "add_one(x bigint)").replace(
+            "integer RETURN", "bigint RETURN"
+        )
+    )
     result = compile_script(sql, "trino", context=fixed_context())
     assert [e.position.line for e in result.errors if e.position] == [2]
     assert "already exists" in result.errors[0].message
@@ -139,7 +146,9 @@ def test_a_failing_statement_does_not_stop_the_script() -> None:
 
 
 def test_several_functions_give_several_documents() -> None:
-    sql = "CREATE FUNCTION a() RETURNS integer RETURN 1; CREATE FUNCTION b() RETURNS integer RETURN 2"
+    sql = (
+        "CREATE FUNCTION a() RETURNS integer RETURN 1; CREATE FUNCTION b() RETURNS integer RETURN 2"
+    )
     result = compile_script(sql, "trino", context=fixed_context())
     assert sorted(result.functions) == ["a", "b"]
     with pytest.raises(ValueError, match="names 2 functions"):

@@ -1,0 +1,26 @@
+"""Run SQL on the test Spark session and render results as text, for comparing with fixtures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def rows_as_strings(spark: Any, sql: str) -> list[list[str]]:
+    """Each row's values as Spark's own ``CAST(... AS STRING)`` shows them; NULL as ``NULL``."""
+    from pyspark.sql import functions as F
+
+    df = spark.sql(sql)
+    df = df.toDF(*[f"c{i}" for i in range(len(df.columns))])
+    rows = df.select([F.col(c).cast("string") for c in df.columns]).collect()
+    return [["NULL" if v is None else str(v) for v in row] for row in rows]
+
+
+def error_class(exc: BaseException) -> str:
+    """Spark's error class (``CAST_OVERFLOW``...) of an exception, or its type name."""
+    get = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
+    cls = get() if callable(get) else None
+    return str(cls) if cls else type(exc).__name__
+
+
+def run_statement(spark: Any, sql: str) -> None:
+    spark.sql(sql).collect()
