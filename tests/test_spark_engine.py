@@ -93,7 +93,7 @@ def test_fixture_functions_run_on_spark(spark: Any, dialect: str, path: Path) ->
         for line in h["call"]:
             call, _, expected = line.partition(" => ")
             if call in KNOWN_DIFFERENCES:
-                with pytest.raises(Exception, match="WRONG_NUM_ARGS|REQUIRED_PARAMETER|parameter"):
+                with pytest.raises(Exception, match=r"WRONG_NUM_ARGS|REQUIRED_PARAMETER|parameter"):
                     rows_as_strings(spark, call_sql(call))
                 continue
             got = rendered(rows_as_strings(spark, call_sql(call)))
