@@ -1,9 +1,10 @@
-"""Shared test helpers: paths, and the REST spec's JSON Schema that every written document must pass."""
+"""Shared test helpers: paths, the REST schema every written document must pass, Spark."""
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -48,6 +49,8 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """
     from pyspark.sql import SparkSession
 
+    # Python workers (compile_dataframe) must run this interpreter, with this package on it.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     base = tmp_path_factory.mktemp("spark")
     session = (
         SparkSession.builder.master("local[1]")

@@ -7,11 +7,13 @@ This is the only module that imports pyspark (and only when its functions run), 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from translator.compile import Context
 from translator.emit import emit_ddl
 from translator.errors import TranslatorError
 from translator.metadata import UdfMetadata
@@ -19,7 +21,7 @@ from translator.metadata import UdfMetadata
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["Registration", "compile_dataframe", "register_functions"]
+__all__ = ["Registration", "compile_dataframe", "register_functions", "row_context"]
 
 
 @dataclass(slots=True)
@@ -32,26 +34,29 @@ class Registration:
     failed: dict[str, str] = field(default_factory=dict)
 
 
-def _functions(source: Any, names: Iterable[str] | None) -> dict[str, UdfMetadata]:
-    """``source``: a Warehouse, a path to one, one UdfMetadata, or a name -> metadata mapping."""
+def _functions(
+    source: Any, names: Iterable[str] | None, as_of: int | None
+) -> tuple[dict[str, UdfMetadata], int | None]:
+    """Name -> metadata to register, and the ``as_of`` emit still has to apply (None when the
+    warehouse already travelled in time).
+
+    ``source``: a Warehouse or a path to one (names are ``[namespace.]function``), one
+    UdfMetadata (``names`` must give its one name), or a mapping of name -> metadata.
+    """
     if isinstance(source, UdfMetadata):
-        if names is None or len(list(names)) != 1:
+        wanted = list(names or [])
+        if len(wanted) != 1:
             raise ValueError("one UdfMetadata needs names=[its function name]")
-        return {next(iter(names)): source}
+        return {wanted[0]: source}, as_of
     if isinstance(source, Mapping):
         found = dict(source)
-    else:
-        from translator.warehouse import Warehouse
+        picked = found if names is None else {n: found[n] for n in names}
+        return picked, as_of
+    from translator.warehouse import Warehouse
 
-        wh = source if isinstance(source, Warehouse) else Warehouse(Path(source))
-        found = {str(info.ref): wh.load(info.ref).metadata for info in wh.functions()}
-    if names is None:
-        return found
-    wanted = list(names)
-    missing = [n for n in wanted if n not in found]
-    if missing:
-        raise KeyError(f"no such function(s): {', '.join(missing)}")
-    return {n: found[n] for n in wanted}
+    wh = source if isinstance(source, Warehouse) else Warehouse(Path(source))
+    refs = [str(i.ref) for i in wh.functions()] if names is None else list(names)
+    return {ref: wh.at(ref, as_of=as_of).metadata for ref in refs}, None
 
 
 def register_functions(
@@ -61,21 +66,26 @@ def register_functions(
     as_of: int | None = None,
     *,
     or_replace: bool = True,
+    create_namespaces: bool = True,
 ) -> Registration:
     """Create each function's current versions (or those current at ``as_of``) in ``spark``.
 
     A definition without a valid Spark form is reported in ``Registration.failed``, never
-    skipped silently; the others are still created.
+    skipped silently; the other functions are still created. A two-part name's namespace is
+    created as a Spark database if missing (``create_namespaces``).
     """
     out = Registration()
-    for key, meta in _functions(warehouse_or_metadata, names).items():
+    functions, emit_as_of = _functions(warehouse_or_metadata, names, as_of)
+    for key, meta in functions.items():
         parts = tuple(key.split("."))
         try:
-            result = emit_ddl(meta, "spark", parts, as_of=as_of, or_replace=or_replace)
+            result = emit_ddl(meta, "spark", parts, as_of=emit_as_of, or_replace=or_replace)
         except TranslatorError as e:
             out.failed[key] = e.message
             continue
         try:
+            if create_namespaces and len(parts) == 2:
+                spark.sql(f"CREATE DATABASE IF NOT EXISTS `{parts[0].replace('`', '``')}`")
             for ddl in result.ddl:
                 spark.sql(ddl)
                 out.statements.append(ddl)
@@ -86,14 +96,26 @@ def register_functions(
     return out
 
 
-def _compile_partition(rows: Iterable[Any], dialect: str) -> Iterator[tuple[Any, ...]]:
+def row_context(key: object, timestamp_ms: int | None, uuid_namespace: str | None) -> Context:
+    """The clock and uuids for one row: fixed ones make the result reproducible anywhere."""
+    clock = (lambda: timestamp_ms) if timestamp_ms is not None else Context().clock
+    if uuid_namespace is None:
+        return Context(clock=clock)
+    counter = iter(range(1 << 30))
+    ns = uuid.UUID(uuid_namespace)
+    return Context(clock=clock, new_uuid=lambda: str(uuid.uuid5(ns, f"{key}/{next(counter)}")))
+
+
+def _compile_partition(
+    rows: Iterable[Any], dialect: str, timestamp_ms: int | None, uuid_namespace: str | None
+) -> Iterator[tuple[Any, ...]]:
     """Runs on the executors: one output row per input row, errors as data."""
     from translator.api import compile_script
-    from translator.compile import CompileOptions, Context
 
     for row in rows:
         key, sql = row[0], row[1]
-        result = compile_script(sql, dialect, options=CompileOptions(), context=Context())
+        ctx = row_context(key, timestamp_ms, uuid_namespace)
+        result = compile_script(sql, dialect, context=ctx)
         docs = {
             name: (None if meta is None else json.loads(result.dump(name)))
             for name, meta in result.functions.items()
@@ -107,13 +129,24 @@ def _compile_partition(rows: Iterable[Any], dialect: str) -> Iterator[tuple[Any,
 
 
 def compile_dataframe(
-    df: DataFrame, dialect: str, *, sql_column: str = "sql", key_column: str = "id"
+    df: DataFrame,
+    dialect: str,
+    *,
+    sql_column: str = "sql",
+    key_column: str = "id",
+    timestamp_ms: int | None = None,
+    uuid_namespace: str | None = None,
 ) -> DataFrame:
     """Compile a DataFrame whose ``sql_column`` holds DDL texts, with Spark doing the work.
 
     Each row is compiled on its own (its script may define several functions): the result has
     ``key_column``, ``metadata`` (JSON: function name -> metadata document), ``errors`` and
-    ``warnings``. Rows are independent, so the results equal compiling each text on one machine.
+    ``warnings``. Rows are independent, so the results equal compiling each text on one machine
+    with the same :func:`row_context` (give ``timestamp_ms`` and ``uuid_namespace`` to make
+    them reproducible: then function-uuids are uuid5 of the row key).
+
+    The executors import :mod:`translator`: on a cluster, install the package there (or ship it
+    with ``SparkContext.addPyFile``); in local mode nothing is needed.
     """
     from pyspark.sql.types import ArrayType, StringType, StructField, StructType
 
@@ -126,6 +159,6 @@ def compile_dataframe(
         ]
     )
     rdd = df.select(key_column, sql_column).rdd.mapPartitions(
-        lambda rows: _compile_partition(rows, dialect)
+        lambda rows: _compile_partition(rows, dialect, timestamp_ms, uuid_namespace)
     )
     return df.sparkSession.createDataFrame(rdd, schema)
