@@ -1,0 +1,157 @@
+"""The iceberg-udf command: compile, emit (from a file), transpile; exit codes and messages."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES, assert_rest_schema_valid
+from translator.cli import main
+from translator.validation import validate_metadata
+
+ADD_ONE = FIXTURES / "examples" / "add_one.sql"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_compile_one_function_to_stdout(capsys: Any) -> None:
+    code, out, err = run(capsys, "compile", "--dialect", "trino", str(ADD_ONE))
+    assert code == 0, err
+    doc = json.loads(out)
+    assert validate_metadata(doc) == []
+    assert_rest_schema_valid(doc)
+    assert [d["definition-id"] for d in doc["definitions"]] == ["int", "float"]
+
+
+def test_compile_reads_stdin(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("CREATE FUNCTION one() RETURNS INT RETURN 1"))
+    code, out, _ = run(capsys, "compile", "--dialect", "spark", "-")
+    assert code == 0 and json.loads(out)["definitions"][0]["definition-id"] == ""
+
+
+def test_several_functions_need_an_output_dir(capsys: Any, tmp_path: Path) -> None:
+    sql = write(
+        tmp_path,
+        "two.sql",
+        "CREATE FUNCTION a() RETURNS INT RETURN 1; CREATE FUNCTION b() RETURNS INT RETURN 2;",
+    )
+    code, out, err = run(capsys, "compile", "--dialect", "spark", str(sql))
+    assert code == 2 and "--output-dir" in err and out == ""
+    outdir = tmp_path / "out"
+    code, _, err = run(
+        capsys, "compile", "--dialect", "spark", "--output-dir", str(outdir), str(sql)
+    )
+    assert code == 0, err
+    assert sorted(p.name for p in outdir.iterdir()) == ["a.metadata.json", "b.metadata.json"]
+
+
+def test_bad_sql_reports_every_error_with_a_caret_and_writes_nothing(
+    capsys: Any, tmp_path: Path
+) -> None:
+    sql = write(
+        tmp_path,
+        "bad.sql",
+        "CREATE FUNCTION ok1() RETURNS INT RETURN 1;\n"
+        "CREATE FUNCTION broken(x INT RETURNS INT RETURN x;\n"
+        "CREATE FUNCTION wrong_type(x INTERVAL DAY) RETURNS INT RETURN 1;\n",
+    )
+    target = tmp_path / "out.json"
+    code, out, err = run(capsys, "compile", "--dialect", "spark", "-o", str(target), str(sql))
+    assert code == 1 and out == ""
+    assert "bad.sql:2:30: error:" in err and "^" in err and "expected one of" in err
+    assert "bad.sql:3:" in err and "INTERVAL" in err.upper()
+    assert "Traceback" not in err
+    assert not target.exists()
+
+
+def test_strict_refuses_lossy_translations(capsys: Any, tmp_path: Path) -> None:
+    sql = write(tmp_path, "lossy.sql", "CREATE FUNCTION f(s varchar(3)) RETURNS varchar RETURN s")
+    code, _, err = run(capsys, "compile", "--dialect", "trino", str(sql))
+    assert code == 0 and "lossy-type" in err
+    code, out, err = run(capsys, "compile", "--dialect", "trino", "--strict", str(sql))
+    assert code == 1 and out == "" and "refused by --strict" in err
+
+
+def test_compile_into_existing_metadata(capsys: Any, tmp_path: Path) -> None:
+    first = tmp_path / "add_one.metadata.json"
+    assert run(capsys, "compile", "--dialect", "trino", "-o", str(first), str(ADD_ONE))[0] == 0
+    replace = write(
+        tmp_path,
+        "v2.sql",
+        "CREATE OR REPLACE FUNCTION add_one(x integer) RETURNS integer RETURN x + 2",
+    )
+    code, out, err = run(
+        capsys, "compile", "--dialect", "trino", "--into", str(first), str(replace)
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["function-uuid"] == json.loads(first.read_text())["function-uuid"]
+    assert doc["definitions"][0]["current-version-id"] == 2
+    assert len(doc["definition-log"]) == 3
+
+
+def test_usage_errors_exit_2(capsys: Any) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["compile", str(ADD_ONE)])
+    assert e.value.code == 2
+    assert "--dialect" in capsys.readouterr().err
+
+
+def test_unreadable_input_is_a_clear_error(capsys: Any, tmp_path: Path) -> None:
+    code, _, err = run(capsys, "compile", "--dialect", "trino", str(tmp_path / "missing.sql"))
+    assert code == 1 and "cannot read" in err and "Traceback" not in err
+
+
+def test_emit_from_a_metadata_file(capsys: Any, tmp_path: Path) -> None:
+    meta = tmp_path / "add_one.metadata.json"
+    run(capsys, "compile", "--dialect", "trino", "-o", str(meta), str(ADD_ONE))
+    code, out, err = run(capsys, "emit", "--dialect", "spark", "--name", "add_one", str(meta))
+    assert code == 0, err
+    assert out.count("CREATE FUNCTION add_one(") == 2 and out.count(";\n") == 2
+    code, _, err = run(capsys, "emit", "--dialect", "spark", str(meta))
+    assert code == 2 and "--name" in err
+    code, _, err = run(
+        capsys, "emit", "--dialect", "spark", "--name", "add_one", "--as-of", "5", str(meta)
+    )
+    assert code == 1 and "before the first definition-log entry" in err
+
+
+def test_transpile_both_ways(capsys: Any, tmp_path: Path) -> None:
+    spark = write(tmp_path, "s.sql", "CREATE FUNCTION nz(x INT) RETURNS INT RETURN nvl(x, 0)")
+    code, out, err = run(capsys, "transpile", "--from", "spark", "--to", "trino", str(spark))
+    assert code == 0, err
+    assert "RETURN COALESCE(x, 0)" in out and "integer" in out
+    trino = write(tmp_path, "t.sql", out)
+    code, back, err = run(capsys, "transpile", "--from", "trino", "--to", "spark", str(trino))
+    assert code == 0, err
+    assert "RETURNS INT" in back and "COALESCE(x, 0)" in back
+
+
+def test_transpile_refuses_what_the_target_lacks(capsys: Any, tmp_path: Path) -> None:
+    udtf = write(
+        tmp_path, "t.sql", "CREATE FUNCTION rows_of(n INT) RETURNS TABLE (v INT) RETURN SELECT n"
+    )
+    code, out, err = run(capsys, "transpile", "--from", "spark", "--to", "trino", str(udtf))
+    assert code == 1 and out == "" and "Trino has no SQL table functions" in err
+
+
+def test_the_console_script_is_installed() -> None:
+    exe = Path(sys.executable).with_name("iceberg-udf")
+    done = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout.startswith("iceberg-udf ")
