@@ -183,7 +183,11 @@ def _hostile(doc: str, name: str) -> UdfMetadata:
 def test_hostile_docs_and_names_cannot_inject(target: str, doc: str, name: str) -> None:
     meta = _hostile(doc, name)
     fname = f"f{name}"
-    ddl = emit_ddl(meta, target, (fname,)).text
+    lossy_on_spark = target == "spark" and "\\" in doc  # Spark's catalog loses backslashes
+    if lossy_on_spark:
+        with pytest.raises(UnsupportedError, match="backslash"):
+            emit_ddl(meta, target, (fname,))
+    ddl = emit_ddl(meta, target, (fname,), allow_lossy=lossy_on_spark).text
     back = compile_script(ddl, target, context=ctx())
     assert back.errors == [], ddl
     assert len([s for s in back.functions]) == 1  # one statement: nothing smuggled in
@@ -193,5 +197,5 @@ def test_hostile_docs_and_names_cannot_inject(target: str, doc: str, name: str) 
     assert d.doc == doc
     assert d.parameters[0].name == name
     if target == "spark":
-        assert d.parameters[0].doc == doc
+        assert d.parameters[0].doc == (None if lossy_on_spark else doc)
     assert_rest_schema_valid(json.loads(back.dump()))

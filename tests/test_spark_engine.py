@@ -109,3 +109,31 @@ def test_fixture_functions_run_on_spark(spark: Any, dialect: str, path: Path) ->
 
 def _spark_name(key: str) -> str:
     return ".".join("`" + p.replace("`", "``") + "`" for p in key.split("."))
+
+
+HOSTILE = [
+    ("'); DROP TABLE victim; --", "f_plain"),
+    ("it's \\' a \\\\ test", "we`ird"),
+    ('quote " and ` backquote; DROP TABLE victim', "se lect"),
+]
+
+
+@pytest.mark.parametrize(("doc", "name"), HOSTILE)
+def test_hostile_docs_and_names_are_inert_on_spark(spark: Any, doc: str, name: str) -> None:
+    """Emitted DDL with a hostile doc and name creates exactly one function and drops nothing."""
+    from tests.test_emit import _hostile
+
+    spark.sql("CREATE TABLE IF NOT EXISTS victim (x INT) USING parquet")
+    # A backslash in a parameter doc is lossy on Spark (its catalog drops it): allowed here.
+    ddl = emit_ddl(_hostile(doc, "p"), "spark", (name,), allow_lossy=True).ddl
+    assert len(ddl) == 1
+    try:
+        spark.sql(ddl[0])
+        assert rows_as_strings(spark, f"SELECT {_spark_name(name)}(1)") == [["1"]]
+        described = " ".join(
+            r[0] for r in spark.sql(f"DESCRIBE FUNCTION EXTENDED {_spark_name(name)}").collect()
+        )
+        assert "DROP TABLE victim" not in doc or "DROP TABLE victim" in described
+        assert spark.catalog.tableExists("victim")
+    finally:
+        spark.sql(f"DROP FUNCTION IF EXISTS {_spark_name(name)}")

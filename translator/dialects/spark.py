@@ -1056,6 +1056,11 @@ def _render_column(
     name: str, tp: IcebergType, doc: str | None, where: str, lossy: list[str]
 ) -> str:
     out = f"{_render_ident(name)} {_render_type(tp, where, lossy)}"
+    if doc is not None and "\\" in doc:
+        # Spark stores parameter and column comments as DDL text and re-reads it without its
+        # escapes: backslashes vanish, and one before a quote corrupts the catalog entry.
+        lossy.append(f"{where}: its doc holds a backslash, which Spark cannot keep; left out")
+        return out
     return out if doc is None else f"{out} COMMENT {spark_string_literal(doc)}"
 
 
