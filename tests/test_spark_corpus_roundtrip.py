@@ -89,6 +89,10 @@ EXPLAINED: dict[str, str] = {
 }
 
 
+#: Records whose result is random: one of six rolls matches the documented one.
+RANDOM = {"spark_docs_roll_dice"}
+
+
 @dataclass
 class Outcome:
     id: str
@@ -179,5 +183,5 @@ def test_corpus_round_trip_share(
     unexplained = {o.id: f"{o.status}: {o.detail or o.notes}" for o in outcomes if o.status != "ok"}
     unexplained = {k: v for k, v in unexplained.items() if k not in EXPLAINED}
     assert unexplained == {}
-    stale = set(EXPLAINED) - {o.id for o in outcomes if o.status != "ok"}
+    stale = set(EXPLAINED) - {o.id for o in outcomes if o.status != "ok"} - RANDOM
     assert stale == set(), "these records now round-trip: remove them from EXPLAINED"

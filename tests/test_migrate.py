@@ -1,0 +1,732 @@
+"""``iceberg-udf migrate``: a directory of legacy scripts into a real warehouse, with reports.
+
+The fixtures in ``fixtures/migrations/`` are two legacy migration folders (Spark and Trino) that
+mix table DDL, USE and SET with function DDL, overloads, replaced versions, lossy types,
+untranslatable bodies and deliberately broken statements.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES, ROOT, assert_rest_schema_valid
+from translator.cli import main
+from translator.compile import Context
+from translator.migrate import (
+    MigrationReport,
+    ProgressEvent,
+    list_migration_files,
+    migrate_directory,
+    report_html,
+    report_json,
+    report_markdown,
+    summary_text,
+)
+from translator.migrate_commands import _Progress
+from translator.validation import validate_metadata
+from translator.warehouse import MetadataCache, Warehouse
+from translator.warehouse.layout import parse_metadata_name
+
+SPARK_DIR = FIXTURES / "migrations" / "spark_legacy"
+TRINO_DIR = FIXTURES / "migrations" / "trino_legacy"
+T0 = 1734507000000
+
+
+def fixed_context() -> Context:
+    ticks = itertools.count(T0, 1000)
+    uuids = (f"00000000-0000-4000-8000-{n:012d}" for n in itertools.count(1))
+    return Context(clock=lambda: next(ticks), new_uuid=lambda: next(uuids))
+
+
+def migrate(src: Path, root: Path, dialect: str, **kw: Any) -> MigrationReport:
+    kw.setdefault("source_name", src.name)
+    with Warehouse(root, context=fixed_context(), cache=MetadataCache()) as wh:
+        return migrate_directory(src, wh, dialect, **kw)
+
+
+def write_dir(base: Path, files: dict[str, str]) -> Path:
+    base.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (base / name).write_text(text, encoding="utf-8")
+    return base
+
+
+def all_files(root: Path) -> list[str]:
+    if not root.exists():
+        return []
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+def metadata_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.metadata.json") if parse_metadata_name(p.name))
+
+
+def assert_every_file_valid(root: Path) -> int:
+    files = metadata_files(root)
+    for path in files:
+        doc = json.loads(path.read_text())
+        assert validate_metadata(doc) == [], path
+        assert_rest_schema_valid(doc)
+    return len(files)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def fns_status(doc: dict[str, Any]) -> dict[str, str]:
+    return {k: v["status"] for k, v in doc["functions"].items()}
+
+
+def failures(report: MigrationReport) -> list[tuple[str | None, int | None, int | None, str]]:
+    return [(f.file, f.line, f.column, f.code) for f in report.failures]
+
+
+# --------------------------------------------------------------------------------------------
+# Order
+
+
+def test_files_run_in_natural_order(tmp_path: Path) -> None:
+    names = ["10_x.sql", "2_x.sql", "1_a.sql", "01_a.sql", "V10__b.SQL", "V2__a.sql", "b.sql"]
+    src = write_dir(tmp_path / "src", dict.fromkeys(names, ""))
+    (src / ".hidden.sql").write_text("")
+    (src / "notes.txt").write_text("")
+    (src / "sub").mkdir()
+    (src / "sub" / "0_first.sql").write_text("")
+    assert [p.name for p in list_migration_files(src)] == [
+        "01_a.sql",
+        "1_a.sql",
+        "2_x.sql",
+        "10_x.sql",
+        "b.sql",
+        "V2__a.sql",
+        "V10__b.SQL",
+    ]
+    with pytest.raises(NotADirectoryError):
+        list_migration_files(src / "notes.txt")
+    # The Trino fixture depends on it: V10 replaces a function V2 creates.
+    assert [p.name for p in list_migration_files(TRINO_DIR)] == [
+        "V1__init.sql",
+        "V2__compound.sql",
+        "V10__replace.sql",
+        "V11__fix_clamp.sql",
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# The fixtures, end to end
+
+
+def test_spark_legacy_directory(tmp_path: Path, snapshot: Any) -> None:
+    root = tmp_path / "wh"
+    report = migrate(SPARK_DIR, root, "spark")
+
+    assert report.exit_code == 1 and report.status == "failed"
+    assert [f.file for f in report.files] == [
+        "1_orders_schema.sql",
+        "2_reporting.sql",
+        "10_pricing_v2.sql",
+        "11_cleanup.sql",
+    ]
+    # Each broken statement, at its place in its own file; everything else went on.
+    assert failures(report) == [
+        ("10_pricing_v2.sql", 10, 35, "syntax"),  # unclosed parameter list
+        ("10_pricing_v2.sql", 16, 3, "merge"),  # return type changed
+        ("10_pricing_v2.sql", 22, 1, "merge"),  # DROP of a function that never existed
+    ]
+    fns = {
+        k: (v.status, [(d.definition_id, d.versions) for d in v.definitions])
+        for k, v in report.functions.items()
+    }
+    assert fns == {
+        "default.add_one": ("created", [("int", (1, 2))]),
+        "default.shout": ("created", [("string", (1,))]),
+        "sales.big_orders": ("created", [("decimal(10,2)", (1,))]),
+        "sales.discount_rate": ("absent", []),
+        "sales.greet": ("created-and-dropped", []),
+        "sales.legacy_discount": ("absent", []),
+        "sales.net_price": ("created", [("decimal(10,2),double", (1, 2))]),
+        "sales.region_code": ("created", [("string", (1,))]),
+        # created after its broken twin failed, in the same file
+        "sales.tax": ("created", [("double", (1,))]),
+    }
+    lossy = [(w.function, w.code) for w in report.warnings if w.category == "lossy"]
+    assert lossy == [("sales.region_code", "lossy-type"), ("sales.greet", "dropped-default")]
+    untranslatable = [w for w in report.warnings if w.category == "untranslatable"]
+    assert [(w.function, w.file, w.line) for w in untranslatable] == [
+        ("sales.big_orders", "2_reporting.sql", 7)
+    ]
+    assert report.functions["sales.big_orders"].definitions[0].dialects == ("spark",)
+    # USE sales held for the rest of its file only: 11_cleanup.sql has none.
+    uses = [s.detail for f in report.files for s in f.statements if s.head.startswith("USE")]
+    assert uses == ["USE: unqualified function names go to namespace sales"] * 3
+    assert report.summary() == {
+        "files": 4,
+        "statements": 23,
+        "applied": 10,
+        "unchanged": 2,
+        "already-applied": 0,
+        "skipped": 8,
+        "failed": 3,
+        "functions-created": 6,
+        "functions-updated": 0,
+        "functions-dropped": 0,
+        "functions-unchanged": 0,
+        "warnings": 0,
+        "lossy": 2,
+        "untranslatable": 1,
+    }
+    # One apply per file: one metadata file per changed function and file (greet's is kept
+    # under sales/.dropped/ since its DROP).
+    assert assert_every_file_valid(root) == 9
+    committed = [p for f in report.files for p in f.committed]
+    assert len(committed) == 9
+    assert [p for p in committed if not (root / p).is_file()] == [
+        "sales/greet/metadata/00001-550a6bc9-53a9-517f-89f1-714d6cc2717f.metadata.json"
+    ]
+    assert report.files[2].dropped == ["sales.greet"]
+    for name, fn in report.functions.items():
+        if fn.metadata_file is not None:
+            assert (root / fn.metadata_file).is_file(), name
+
+    doc = json.loads(report_json(report))
+    assert doc["functions"]["sales.region_code"]["lossy"][0]["line"] == 18
+    assert doc["functions"]["sales.region_code"]["failures"][0]["line"] == 16
+    assert report_json(report) == snapshot(name="json")
+    assert report_markdown(report) == snapshot(name="markdown")
+
+
+def test_trino_legacy_directory_through_the_cli(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    snapshot: Any,
+) -> None:
+    monkeypatch.chdir(ROOT)
+    root, out_json, out_md = tmp_path / "wh", tmp_path / "r.json", tmp_path / "r.md"
+    code, out, err = run_cli(
+        capsys,
+        "migrate",
+        "--dialect",
+        "trino",
+        "fixtures/migrations/trino_legacy",
+        "--warehouse",
+        str(root),
+        "--namespace",
+        "lake",
+        "--report-json",
+        str(out_json),
+        "--report-md",
+        str(out_md),
+    )
+    assert code == 1
+    doc = json.loads(out_json.read_text())
+    assert [(f["file"], f["line"], f["column"], f["function"]) for f in doc["failures"]] == [
+        # plain CREATE of an existing signature
+        ("V10__replace.sql", 9, 1, "analytics.add_one"),
+        # hyperloglog has no Iceberg type (the name is read from the tokens)
+        ("V10__replace.sql", 14, 41, "analytics.sketch"),
+        # unbalanced parentheses
+        ("V11__fix_clamp.sql", 4, 38, "analytics.clamp_level"),
+    ]
+    assert fns_status(doc) == {
+        "analytics.add_one": "created",
+        "analytics.clamp_level": "created",
+        "analytics.sketch": "absent",
+        "analytics.triangular": "created",
+        "lake.meaning_of_life": "created",
+    }
+    fns = doc["functions"]
+    assert fns["lake.meaning_of_life"]["status"] == "created"  # V2, then replaced by V10
+    assert [c["action"] for c in fns["lake.meaning_of_life"]["statements"]] == [
+        "created-function",
+        "new-version",
+    ]
+    add_one = fns["analytics.add_one"]
+    assert [(d["id"], d["versions"]) for d in add_one["definitions"]] == [("int", [1, 2])]
+    assert [c["status"] for c in add_one["statements"]] == [
+        "applied",
+        "applied",
+        "applied",
+        "unchanged",  # the same CREATE OR REPLACE deployed twice
+        "failed",
+        "applied",  # DROP FUNCTION add_one(double)
+    ]
+    assert [w["code"] for w in fns["analytics.clamp_level"]["lossy"]] == ["lossy-type"] * 4
+    assert fns["analytics.triangular"]["untranslatable"][0]["message"].startswith(
+        "no spark representation"
+    )
+    assert fns["analytics.triangular"]["definitions"][0]["dialects"] == ["trino"]
+    # Trino's USE does not move function names; the report says so.
+    use = doc["files"][0]["statements"][1]
+    assert use["statement"] == "USE lake.analytics" and "stay in namespace lake" in use["detail"]
+    assert assert_every_file_valid(root) == 7
+
+    # Diagnostics name the file as given, with line, column and a caret.
+    assert "fixtures/migrations/trino_legacy/V10__replace.sql:14:41: error: Trino type" in err
+    assert out_json.read_text() == snapshot(name="json")
+    assert out_md.read_text() == snapshot(name="markdown")
+    assert out == snapshot(name="summary")
+
+
+# --------------------------------------------------------------------------------------------
+# Failures never stop the batch
+
+
+def test_a_broken_statement_in_the_middle_stops_nothing(tmp_path: Path) -> None:
+    src = write_dir(
+        tmp_path / "src",
+        {
+            "1_a.sql": "-- header\n"
+            "CREATE FUNCTION one() RETURNS INT RETURN 1;\n"
+            "CREATE TABLE t (x INT);\n"
+            "CREATE FUNCTION broken(x INT RETURNS INT RETURN x;\n"
+            "CREATE FUNCTION two() RETURNS INT RETURN 2;\n"
+            "DROP FUNCTION missing;\n"
+            "  CREATE FUNCTION three() RETURNS INT RETURN 3;\n",
+            "2_b.sql": "CREATE OR REPLACE FUNCTION two() RETURNS INT RETURN 22;\n",
+        },
+    )
+    root = tmp_path / "wh"
+    report = migrate(src, root, "spark")
+    assert failures(report) == [("1_a.sql", 4, 30, "syntax"), ("1_a.sql", 6, 1, "merge")]
+    assert [f.function for f in report.failures] == ["default.broken", "default.missing"]
+    statuses = [(s.line, s.column, s.status) for s in report.files[0].statements]
+    assert statuses == [
+        (2, 1, "applied"),
+        (3, 1, "skipped"),
+        (4, 1, "failed"),
+        (5, 1, "applied"),
+        (6, 1, "failed"),
+        (7, 3, "applied"),
+    ]
+    assert [s.status for s in report.files[1].statements] == ["applied"]
+    assert {k: v.status for k, v in report.functions.items()} == {
+        "default.broken": "absent",  # named by the statement that does not parse
+        "default.missing": "absent",
+        "default.one": "created",
+        "default.three": "created",
+        "default.two": "created",
+    }
+    with Warehouse(root) as wh:
+        assert wh.load("two").metadata.definitions[0].current_version_id == 2
+        assert sorted(str(i.ref) for i in wh.functions()) == [
+            "default.one",
+            "default.three",
+            "default.two",
+        ]
+    assert assert_every_file_valid(root) == 4
+
+
+def test_an_unterminated_string_fails_the_rest_of_its_file_only(tmp_path: Path) -> None:
+    src = write_dir(
+        tmp_path / "src",
+        {
+            "1.sql": "CREATE FUNCTION one() RETURNS STRING RETURN 'a';\n"
+            "CREATE FUNCTION two() RETURNS STRING\n"
+            "  RETURN 'oops;\n"
+            "CREATE FUNCTION three() RETURNS INT RETURN 3;\n",
+            "2.sql": "CREATE FUNCTION four() RETURNS INT RETURN 4;\n",
+        },
+    )
+    report = migrate(src, tmp_path / "wh", "spark")
+    assert failures(report) == [("1.sql", 3, 10, "syntax")]
+    assert "unterminated string literal" in report.failures[0].message
+    rows = [(s.line, s.kind, s.status) for s in report.files[0].statements]
+    assert rows == [(1, "function", "applied"), (2, "function", "failed")]
+    assert sorted(report.functions) == ["default.four", "default.one"]
+
+
+def test_one_file_that_cannot_be_read_is_a_failure(tmp_path: Path) -> None:
+    src = write_dir(tmp_path / "src", {"2.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;"})
+    (src / "1.sql").write_bytes(b"CREATE FUNCTION \xff() RETURNS INT RETURN 1;")
+    report = migrate(src, tmp_path / "wh", "spark")
+    assert failures(report) == [("1.sql", None, None, "unreadable")]
+    assert report.files[0].status == "failed" and report.files[1].status == "applied"
+
+
+def test_a_name_written_two_ways_in_one_file_is_applied_statement_by_statement(
+    tmp_path: Path,
+) -> None:
+    # One apply refuses a script naming one function two ways; the migration then applies the
+    # file's statements one at a time, and both go in.
+    src = write_dir(
+        tmp_path / "src",
+        {
+            "1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;\n"
+            "CREATE OR REPLACE FUNCTION default.f() RETURNS INT RETURN 2;\n"
+        },
+    )
+    report = migrate(src, tmp_path / "wh", "spark")
+    assert report.ok
+    assert [s.status for s in report.files[0].statements] == ["applied", "applied"]
+    assert report.functions["default.f"].definitions[0].versions == (1, 2)
+    assert len(metadata_files(tmp_path / "wh")) == 2
+
+
+# --------------------------------------------------------------------------------------------
+# Namespaces
+
+
+def test_spark_use_moves_unqualified_names_for_the_rest_of_its_file(tmp_path: Path) -> None:
+    src = write_dir(
+        tmp_path / "src",
+        {
+            "1.sql": "CREATE FUNCTION a() RETURNS INT RETURN 1;\n"
+            "USE `Sales`;\n"
+            "CREATE FUNCTION b() RETURNS INT RETURN 2;\n"
+            "USE NAMESPACE spark_catalog.hr;\n"
+            "CREATE FUNCTION c() RETURNS INT RETURN 3;\n"
+            "CREATE FUNCTION other.d() RETURNS INT RETURN 4;\n"
+            "USE `.hidden`;\n"
+            "CREATE FUNCTION e() RETURNS INT RETURN 5;\n",
+            "2.sql": "CREATE FUNCTION f() RETURNS INT RETURN 6;\n",
+        },
+    )
+    report = migrate(src, tmp_path / "wh", "spark", namespace="base")
+    assert sorted(report.functions) == [
+        "Sales.b",
+        "base.a",
+        "base.f",
+        "hr.c",
+        "hr.e",
+        "other.d",
+    ]
+    assert failures(report) == [("1.sql", 7, 1, "error")]
+    assert "invalid namespace '.hidden'" in report.failures[0].message
+
+
+# --------------------------------------------------------------------------------------------
+# Exit codes
+
+
+def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = write_dir(tmp_path / "good", {"1.sql": "CREATE FUNCTION f(x INT) RETURNS INT RETURN x;"})
+    lossy = write_dir(
+        tmp_path / "lossy", {"1.sql": "CREATE FUNCTION g(s VARCHAR(3)) RETURNS STRING RETURN s;"}
+    )
+    wh = str(tmp_path / "wh")
+
+    def cli(*argv: str) -> int:
+        return run_cli(capsys, "migrate", "--dialect", "spark", *argv)[0]
+
+    assert cli(str(good), "--warehouse", wh) == 0
+    assert cli(str(SPARK_DIR), "--warehouse", str(tmp_path / "wh2")) == 1
+    # --strict refuses the lossy translation: a failure; without it, a warning.
+    assert cli(str(lossy), "--warehouse", str(tmp_path / "wh3"), "--strict") == 1
+    assert not (tmp_path / "wh3" / "default" / "g").exists()
+    assert cli(str(lossy), "--warehouse", str(tmp_path / "wh3")) == 0
+
+    (tmp_path / "empty").mkdir()
+    for argv, message in [
+        ((str(tmp_path / "missing"), "--warehouse", wh), "no such directory"),
+        ((str(good / "1.sql"), "--warehouse", wh), "not a directory"),
+        ((str(tmp_path / "empty"), "--warehouse", wh), "no .sql files"),
+        ((str(good),), "--warehouse DIR is required"),
+        ((str(good), "--warehouse", wh, "--namespace", ".x"), "--namespace"),
+        ((str(good), "--warehouse", wh, "--report-md", str(tmp_path / "no" / "r.md")), "no"),
+        ((str(good), "--warehouse", wh, "--report-json", str(tmp_path)), "is a directory"),
+    ]:
+        code, _, err = run_cli(capsys, "migrate", "--dialect", "spark", *argv)
+        assert code == 2, argv
+        assert message in err, (argv, err)
+    with pytest.raises(SystemExit) as exit_info:  # argparse: no --dialect
+        main(["migrate", str(good), "--warehouse", wh])
+    assert exit_info.value.code == 2
+
+
+# --------------------------------------------------------------------------------------------
+# Re-running
+
+
+def test_running_a_migration_again_changes_nothing(tmp_path: Path) -> None:
+    src = write_dir(
+        tmp_path / "src",
+        {
+            "1.sql": "CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 1;\n"
+            "CREATE OR REPLACE FUNCTION f(x INT) RETURNS INT RETURN x + 1;\n"
+            "CREATE FUNCTION g() RETURNS INT RETURN 0;\n",
+            "2.sql": "CREATE OR REPLACE FUNCTION f(x INT) RETURNS INT RETURN x + 2;\n"
+            "DROP FUNCTION g;\n",
+            # an old body again: a real revert, not the same statement as 1.sql's
+            "3.sql": "CREATE OR REPLACE FUNCTION f(x INT) RETURNS INT RETURN x + 1;\n",
+        },
+    )
+    root = tmp_path / "wh"
+    first = migrate(src, root, "spark")
+    assert first.ok and first.status == "applied"
+    assert first.functions["default.f"].definitions[0].versions == (1, 2, 3)
+    before = all_files(root)
+
+    again = migrate(src, root, "spark")
+    assert again.ok and again.exit_code == 0
+    assert again.status == "unchanged"
+    assert {s.status for f in again.files for s in f.statements} == {"already-applied"}
+    assert {k: v.status for k, v in again.functions.items()} == {
+        "default.f": "unchanged",
+        "default.g": "absent",
+    }
+    assert again.functions["default.f"].definitions[0].versions == (1, 2, 3)
+    assert all_files(root) == before  # not one new file: no metadata, no ledger entry
+    assert "unchanged" in summary_text(again)
+
+
+def test_running_the_fixture_again_writes_no_metadata(tmp_path: Path) -> None:
+    root = tmp_path / "wh"
+    first = migrate(SPARK_DIR, root, "spark")
+    count, before = len(metadata_files(root)), all_files(root)
+    again = migrate(SPARK_DIR, root, "spark")
+    assert len(metadata_files(root)) == count and all_files(root) == before
+    # The broken statements are tried again, and fail again; the rest were applied before.
+    assert failures(again) == failures(first) and again.exit_code == 1
+    s = again.summary()
+    assert (s["applied"], s["unchanged"], s["already-applied"]) == (0, 0, 12)
+    assert s["functions-created"] == s["functions-updated"] == 0
+
+
+def test_fixing_a_broken_statement_and_running_again_applies_just_it(tmp_path: Path) -> None:
+    src = write_dir(
+        tmp_path / "src",
+        {
+            "1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;\n"
+            "CREATE FUNCTION g( RETURNS INT RETURN 2;\n"
+        },
+    )
+    root = tmp_path / "wh"
+    assert failures(migrate(src, root, "spark")) == [("1.sql", 2, 32, "syntax")]
+    (src / "1.sql").write_text(
+        "CREATE FUNCTION f() RETURNS INT RETURN 1;\nCREATE FUNCTION g() RETURNS INT RETURN 2;\n"
+    )
+    fixed = migrate(src, root, "spark")
+    assert fixed.ok
+    assert [s.status for s in fixed.files[0].statements] == ["already-applied", "applied"]
+    assert {k: v.status for k, v in fixed.functions.items()} == {
+        "default.f": "unchanged",
+        "default.g": "created",
+    }
+    assert not fixed.warnings  # the applied statement is still in the file
+
+
+def test_an_applied_file_that_was_edited_is_reported(tmp_path: Path) -> None:
+    src = write_dir(tmp_path / "src", {"1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;\n"})
+    root = tmp_path / "wh"
+    migrate(src, root, "spark")
+    (src / "1.sql").write_text("CREATE FUNCTION f() RETURNS INT RETURN 2;\n")
+    edited = migrate(src, root, "spark")
+    assert [(w.code, w.file) for w in edited.warnings] == [("ledger-mismatch", "1.sql")]
+    # The edited statement is a new one: a plain CREATE of an existing function fails.
+    assert failures(edited) == [("1.sql", 1, 1, "merge")]
+
+
+def test_the_ledger_is_kept_per_dialect(tmp_path: Path) -> None:
+    spark = write_dir(tmp_path / "s", {"1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;"})
+    trino = write_dir(tmp_path / "t", {"1.sql": "DROP FUNCTION IF EXISTS f();"})
+    root = tmp_path / "wh"
+    migrate(spark, root, "spark")
+    assert migrate(trino, root, "trino").functions["default.f"].status == "dropped"
+    assert sorted(p.name for p in (root / ".migrations").iterdir()) == ["spark", "trino"]
+
+
+def test_a_catalog_warehouse_migrates_and_reruns(tmp_path: Path) -> None:
+    src = write_dir(tmp_path / "src", {"1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;"})
+    root = tmp_path / "wh"
+    for expected in ("applied", "unchanged"):
+        with Warehouse(root, catalog="sqlite", cache=MetadataCache()) as wh:
+            report = migrate_directory(src, wh, "spark")
+        assert report.ok and report.status == expected
+    assert_every_file_valid(root)
+
+
+# --------------------------------------------------------------------------------------------
+# Dry run
+
+
+def test_dry_run_writes_nothing_and_plans_what_a_run_does(tmp_path: Path) -> None:
+    root = tmp_path / "wh"
+    plan = migrate(SPARK_DIR, root, "spark", dry_run=True)
+    assert not root.exists()
+    done = migrate(SPARK_DIR, root, "spark")
+    assert plan.dry_run and not done.dry_run
+    assert plan.summary() == done.summary()
+    assert plan.failures == done.failures and plan.warnings == done.warnings
+
+    def statuses(r: MigrationReport) -> list[tuple[str, int, str, str | None]]:
+        return [
+            (s.file, s.line, s.status, s.change.action if s.change else None)
+            for f in r.files
+            for s in f.statements
+        ]
+
+    assert statuses(plan) == statuses(done)
+    assert all(f.committed == [] for f in plan.files)
+    assert all(fn.metadata_file is None for fn in plan.functions.values())
+
+    # On an existing warehouse: starts from its functions, changes none of its files.
+    extra = write_dir(
+        tmp_path / "extra",
+        {
+            "1.sql": "CREATE OR REPLACE FUNCTION sales.net_price(p DECIMAL(10,2), r DOUBLE) "
+            "RETURNS DOUBLE RETURN p;\nDROP FUNCTION sales.tax;\n"
+        },
+    )
+    before = all_files(root)
+    plan = migrate(extra, root, "spark", dry_run=True)
+    assert plan.ok and all_files(root) == before
+    assert {k: v.status for k, v in plan.functions.items()} == {
+        "sales.net_price": "updated",
+        "sales.tax": "dropped",
+    }
+    assert plan.functions["sales.net_price"].definitions[0].versions == (1, 2, 3)
+
+
+def test_cli_dry_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "wh"
+    code, out, _ = run_cli(
+        capsys,
+        "migrate",
+        "--dialect",
+        "trino",
+        str(TRINO_DIR),
+        "--warehouse",
+        str(root),
+        "--dry-run",
+    )
+    assert code == 1 and not root.exists()
+    assert out.startswith("Dry run of the migration") and "nothing was written" in out
+
+
+# --------------------------------------------------------------------------------------------
+# Progress and reports
+
+
+def test_progress_without_a_terminal_is_one_line_per_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(
+        capsys, "migrate", "--dialect", "spark", str(SPARK_DIR), "--warehouse", str(tmp_path)
+    )
+    assert code == 1
+    assert "\r" not in err
+    lines = [line for line in err.splitlines() if line.startswith("[")]
+    assert lines == [
+        "[1/4] 1_orders_schema.sql: 6 statement(s): 2 applied, 4 skipped",
+        "[2/4] 2_reporting.sql: 5 statement(s): 3 applied, 2 skipped",
+        "[3/4] 10_pricing_v2.sql: 8 statement(s): 4 applied, 1 skipped, 3 failed",
+        "[4/4] 11_cleanup.sql: 4 statement(s): 1 applied, 2 unchanged, 1 skipped",
+    ]
+    assert f"{SPARK_DIR}/10_pricing_v2.sql:10:35: error: unexpected 'RETURNS'" in err
+    assert f"{SPARK_DIR}/1_orders_schema.sql:18:36: warning[lossy-type]" in err
+    # The summary table goes to standard output.
+    assert re.search(r"\n    failed +3\n", out)
+    assert re.search(r"\n  untranslatable bodies +1\n", out)
+
+
+def test_progress_on_a_terminal_is_a_bar_redrawn_in_place(tmp_path: Path) -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Tty()
+    progress = _Progress(out, "src")
+    src = write_dir(
+        tmp_path / "src",
+        {"1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;", "2.sql": "DROP FUNCTION nope;"},
+    )
+    migrate(src, tmp_path / "wh", "spark", progress=progress)
+    progress.finish()
+    text = out.getvalue()
+    assert "\rmigrate" not in text  # every redraw clears the line first
+    assert "\r\x1b[Kmigrate [........................] 0/2 1.sql" in text
+    assert "\r\x1b[Kmigrate [############............] 1/2 1.sql" in text
+    assert "\r\x1b[Kmigrate [########################] 2/2 2.sql" in text
+    assert "src/2.sql:1:1: error: function nope does not exist\n" in text
+    assert text.endswith("\r\x1b[K")
+
+
+def test_progress_events(tmp_path: Path) -> None:
+    events: list[ProgressEvent] = []
+    migrate(SPARK_DIR, tmp_path, "spark", progress=events.append)
+    assert [(e.index, e.file, e.done is not None) for e in events][:3] == [
+        (1, "1_orders_schema.sql", False),
+        (1, "1_orders_schema.sql", True),
+        (2, "2_reporting.sql", False),
+    ]
+    assert [len(e.failures) for e in events if e.done] == [0, 0, 3, 0]
+
+
+class _Checker(HTMLParser):
+    """Every element closed, in order; void elements need no end tag."""
+
+    VOID = frozenset({"meta", "br", "hr", "img", "input", "link"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.text: list[str] = []
+        self.seen: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.seen.append(tag)
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack)
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_html_report_is_well_formed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "r.html"
+    code, _, _ = run_cli(
+        capsys,
+        "migrate",
+        "--dialect",
+        "spark",
+        str(SPARK_DIR),
+        "--warehouse",
+        str(tmp_path / "wh"),
+        "--report-html",
+        str(page),
+    )
+    assert code == 1
+    html_text = page.read_text()
+    assert html_text.startswith("<!DOCTYPE html>")
+    checker = _Checker()
+    checker.feed(html_text)
+    checker.close()
+    assert checker.stack == []
+    assert checker.seen[:3] == ["html", "head", "meta"]
+    text = "".join(checker.text)
+    assert "10_pricing_v2.sql:22:1" in text and "function discount_rate does not exist" in text
+    assert "Spark VARCHAR(20) is stored as Iceberg string" in text
+    assert "Untranslatable bodies" in text
+    # Text from the SQL is escaped, never markup.
+    assert "<'" not in html_text
+
+
+def test_reports_escape_what_they_quote(tmp_path: Path) -> None:
+    src = write_dir(
+        tmp_path / "src",
+        {"1.sql": "CREATE FUNCTION `a|b<i>`() RETURNS INT RETURN 1;\nDROP FUNCTION `x|<b>`;\n"},
+    )
+    report = migrate(src, tmp_path / "wh", "spark")
+    md = report_markdown(report)
+    assert "function x\\|\\<b\\> does not exist" in md
+    page = report_html(report)
+    assert "<b>" not in page and "&lt;b&gt;" in page
+    checker = _Checker()
+    checker.feed(page)
+    assert checker.stack == []
