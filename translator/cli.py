@@ -14,22 +14,19 @@ from importlib import import_module
 from pathlib import Path
 
 from translator import __version__
+from translator.cli_args import UsageError, compile_options, compile_options_parent
 from translator.dialects import DIALECTS
 from translator.errors import Diagnostic, MetadataError, TranslatorError, format_diagnostic
 from translator.fileio import atomic_write
 from translator.metadata import UdfMetadata, dump_metadata, metadata_to_json
 
-__all__ = ["main"]
+__all__ = ["UsageError", "main"]
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
 
 #: Feature modules that add their own subcommands: each has ``register(subparsers)``, and each
 #: command returns an exit code (raising ``UsageError`` for bad usage found late).
 _COMMAND_MODULES: tuple[str, ...] = ("translator.warehouse.commands", "translator.migrate_commands")
-
-
-class UsageError(Exception):
-    """Bad usage found after argument parsing: exit 2 with the message."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,7 +66,6 @@ def _report(errors: Sequence[TranslatorError], warnings: Sequence[Diagnostic]) -
 
 def _cmd_compile(args: argparse.Namespace) -> int:
     from translator.api import compile_script
-    from translator.compile import CompileOptions
     from translator.validation import load_metadata, validate_metadata
 
     if args.output and args.output_dir:
@@ -90,11 +86,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
             for path, message in e.problems:
                 print(f"{args.into}: {path}: {message}", file=sys.stderr)
             return EXIT_INPUT
-    options = CompileOptions(
-        targets=tuple(args.target) if args.target else None,
-        transpile=not args.no_transpile,
-        attach=args.attach,
-    )
+    options = compile_options(args)
     # Each source is parsed on its own so that positions name the right file.
     functions: dict[str, UdfMetadata | None] = {}
     errors: list[TranslatorError] = []
@@ -212,24 +204,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(run=_cmd_validate)
 
-    p = sub.add_parser("compile", help="compile function DDL into Iceberg UDF metadata")
-    p.add_argument("--dialect", required=True, choices=sorted(DIALECTS))
+    p = sub.add_parser(
+        "compile",
+        parents=[compile_options_parent(_Parser)],
+        help="compile function DDL into Iceberg UDF metadata",
+    )
     p.add_argument("--into", metavar="METADATA", help="existing metadata to merge into")
     p.add_argument("--output", "-o", metavar="FILE", help="write the metadata here")
     p.add_argument("--output-dir", metavar="DIR", help="write DIR/<name>.metadata.json each")
-    p.add_argument("--strict", action="store_true", help="refuse lossy translations")
-    p.add_argument(
-        "--target",
-        action="append",
-        choices=sorted(DIALECTS),
-        help="dialect to transpile each new version into (repeatable; default: all others)",
-    )
-    p.add_argument("--no-transpile", action="store_true", help="store the source body only")
-    p.add_argument(
-        "--attach",
-        action="store_true",
-        help="attach each body to the current version of its existing definition",
-    )
     p.add_argument("sql", nargs="+", metavar="SQL", help="SQL files; - reads standard input")
     p.set_defaults(run=_cmd_compile)
 

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from translator.cli_args import UsageError
 from translator.dialects import DIALECTS
 from translator.errors import Position, TranslatorError, format_diagnostic
 from translator.fileio import atomic_write
@@ -41,8 +42,6 @@ _SHOWN = ("applied", "unchanged", "already-applied", "skipped", "failed")
 
 
 def _usage_error(message: str) -> Exception:
-    from translator.cli import UsageError
-
     return UsageError(message)
 
 

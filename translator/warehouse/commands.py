@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from translator.compile import CompileOptions
+from translator.cli_args import UsageError, compile_options, compile_options_parent
 from translator.dialects import DIALECTS
 from translator.errors import Diagnostic, MetadataError, format_diagnostic
 from translator.warehouse.layout import DEFAULT_NAMESPACE
@@ -31,8 +31,6 @@ CATALOG_ENV = "ICEBERG_UDF_CATALOG"
 
 
 def _usage_error(message: str) -> Exception:
-    from translator.cli import UsageError
-
     return UsageError(message)
 
 
@@ -85,11 +83,7 @@ def _cmd_apply(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"iceberg-udf: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
         return EXIT_INPUT
-    options = CompileOptions(
-        targets=tuple(args.target) if args.target else None,
-        transpile=not args.no_transpile,
-        attach=args.attach,
-    )
+    options = compile_options(args)
     with _warehouse(args) as wh:
         result = wh.apply(
             sources,
@@ -314,27 +308,13 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser(
         "apply",
-        parents=[common],
+        parents=[common, compile_options_parent(argparse.ArgumentParser)],
         help="compile DDL and commit each changed function to a warehouse",
         description="Compile and merge every statement into the functions it names and commit "
         "each changed function as a new metadata file. Nothing is committed if any statement "
         "fails.",
     )
-    p.add_argument("--dialect", required=True, choices=sorted(DIALECTS))
     p.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
-    p.add_argument("--strict", action="store_true", help="refuse lossy translations")
-    p.add_argument(
-        "--target",
-        action="append",
-        choices=sorted(DIALECTS),
-        help="dialect to transpile each new version into (repeatable; default: all others)",
-    )
-    p.add_argument("--no-transpile", action="store_true", help="store the source body only")
-    p.add_argument(
-        "--attach",
-        action="store_true",
-        help="attach each body to the current version of its existing definition",
-    )
     p.add_argument("sql", nargs="+", metavar="SQL", help="SQL files; - reads standard input")
     p.set_defaults(run=_cmd_apply)
 

@@ -1,0 +1,46 @@
+"""Argument pieces that several subcommands share, so each option is defined once."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TypeVar
+
+from translator.compile import CompileOptions
+from translator.dialects import DIALECTS
+
+__all__ = ["UsageError", "compile_options", "compile_options_parent"]
+
+
+class UsageError(Exception):
+    """Bad usage found after argument parsing: exit 2 with the message."""
+
+
+ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
+
+
+def compile_options_parent(cls: type[ParserT]) -> ParserT:
+    """``--dialect --strict --target --no-transpile --attach``, for compile and apply."""
+    p = cls(add_help=False)
+    p.add_argument("--dialect", required=True, choices=sorted(DIALECTS))
+    p.add_argument("--strict", action="store_true", help="refuse lossy translations")
+    p.add_argument(
+        "--target",
+        action="append",
+        choices=sorted(DIALECTS),
+        help="dialect to transpile each new version into (repeatable; default: all others)",
+    )
+    p.add_argument("--no-transpile", action="store_true", help="store the source body only")
+    p.add_argument(
+        "--attach",
+        action="store_true",
+        help="attach each body to the current version of its existing definition",
+    )
+    return p
+
+
+def compile_options(args: argparse.Namespace) -> CompileOptions:
+    return CompileOptions(
+        targets=tuple(args.target) if args.target else None,
+        transpile=not args.no_transpile,
+        attach=args.attach,
+    )
