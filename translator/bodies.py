@@ -14,8 +14,9 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ErrorLevel, SqlglotError
-from sqlglot.tokenizer_core import TokenType
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
+from sqlglot.tokenizer_core import Token, TokenType
 
 __all__ = [
     "Transpiled",
@@ -39,7 +40,7 @@ def parse_body(text: str, kind: str, sqlglot_dialect: str) -> tuple[Any, str | N
         ast = sqlglot.parse_one(text, read=sqlglot_dialect)
     except SqlglotError as e:
         return None, f"sqlglot could not parse the body: {_first_line(str(e))}"
-    except (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
+    except _SQLGLOT_FAILURES as e:
         # sqlglot is a third-party parser: any failure inside it flags the body, never crashes us.
         return None, f"sqlglot failed on the body: {type(e).__name__}"
     if ast is None:
@@ -48,6 +49,23 @@ def parse_body(text: str, kind: str, sqlglot_dialect: str) -> tuple[Any, str | N
         # sqlglot's fallback for text it cannot parse: an opaque command, not a parse.
         return None, "sqlglot could not parse the body (it fell back to an opaque command)"
     return ast, None
+
+
+#: What sqlglot may raise besides its own errors (RecursionError: a deeply nested body).
+_SQLGLOT_FAILURES = (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError)
+
+
+def _parse_one_with_tokens(sql: str, dialect: str) -> tuple[Any, list[Token]]:
+    """``sqlglot.parse_one(sql, read=dialect)``, and the tokens it parsed (to look at calls).
+
+    The same steps as ``parse_one``: sqlglot's parser never changes a token's type or text.
+    """
+    d = Dialect.get_or_raise(dialect)
+    tokens = d.tokenize(sql)
+    result = d.parser().parse(tokens, sql)
+    if not result or result[0] is None:
+        raise ParseError(f"No expression was parsed from '{sql}'")
+    return (exp.Block(expressions=result) if len(result) > 1 else result[0]), tokens
 
 
 def _first_line(message: str) -> str:
@@ -75,6 +93,21 @@ def parameter_references(ast: Any, parameters: Sequence[str]) -> set[str]:
         if not col.table and col.name.lower() in wanted:
             found.add(col.name.lower())
     return found
+
+
+def _bare_columns(ast: Any) -> tuple[list[str], set[str]]:
+    """Names of the columns ``ast`` refers to without a table, and its lambdas' variables
+    (lower-cased): what :func:`parameter_references` and :func:`unknown_columns` look at, in one
+    walk of the tree."""
+    columns: list[str] = []
+    lambda_vars: set[str] = set()
+    for node in ast.walk():
+        if isinstance(node, exp.Column):
+            if not node.table:
+                columns.append(node.name)
+        elif isinstance(node, exp.Lambda):
+            lambda_vars.update(ident.name.lower() for ident in node.expressions)
+    return columns, lambda_vars
 
 
 def unknown_columns(ast: Any, parameters: Sequence[str]) -> set[str]:
@@ -117,16 +150,22 @@ def transpile_body(
         sql = ast.sql(dialect=target, unsupported_level=ErrorLevel.RAISE)
     except SqlglotError as e:
         return Transpiled(None, f"sqlglot cannot express it in {target}: {_first_line(str(e))}")
+    except _SQLGLOT_FAILURES as e:
+        return Transpiled(None, f"sqlglot failed to write it in {target}: {type(e).__name__}")
     try:
-        back = sqlglot.parse_one(sql, read=target)
+        back, tokens = _parse_one_with_tokens(sql, target)
     except SqlglotError as e:
         return Transpiled(
             None, f"the {target} text does not parse in {target}: {_first_line(str(e))}"
         )
+    except _SQLGLOT_FAILURES as e:
+        return Transpiled(None, f"sqlglot failed on the {target} text: {type(e).__name__}")
     if back is None:
         return Transpiled(None, f"the {target} text is empty")
+    wanted = {p.lower() for p in parameters}
     before = parameter_references(ast, parameters)
-    after = parameter_references(back, parameters)
+    columns, lambda_vars = _bare_columns(back)
+    after = {name.lower() for name in columns if name.lower() in wanted}
     if before != after:
         return Transpiled(
             None,
@@ -134,12 +173,13 @@ def transpile_body(
             f"{sorted(before)}",
         )
     if kind == "expression":
-        strays = unknown_columns(back, parameters)
+        bound = wanted | lambda_vars
+        strays = {name for name in columns if name.lower() not in bound}
         if strays:
             return Transpiled(
                 None, f"the body refers to {', '.join(sorted(strays))}, which is not a parameter"
             )
-    missing, user = _function_availability(sql, source, target)
+    missing, user = _function_availability(tokens, source, target)
     if missing:
         return Transpiled(
             None,
@@ -170,7 +210,10 @@ _SPECIAL_FORMS = frozenset({"cast", "try_cast", "row", "array", "map", "struct",
 
 def called_functions(sql: str, dialect: str) -> list[tuple[str, bool]]:
     """``(name, qualified)`` for every ``name(`` call in ``sql``, as the dialect spells it."""
-    tokens = sqlglot.tokenize(sql, read=dialect)
+    return _calls(sqlglot.tokenize(sql, read=dialect))
+
+
+def _calls(tokens: list[Token]) -> list[tuple[str, bool]]:
     out = []
     for i in range(len(tokens) - 1):
         tok, nxt = tokens[i], tokens[i + 1]
@@ -183,15 +226,18 @@ def called_functions(sql: str, dialect: str) -> list[tuple[str, bool]]:
     return out
 
 
-def _function_availability(sql: str, source: str, target: str) -> tuple[list[str], list[str]]:
-    """Built-ins of ``source`` that ``target`` lacks, and calls that are no built-in at all."""
+def _function_availability(
+    tokens: list[Token], source: str, target: str
+) -> tuple[list[str], list[str]]:
+    """Built-ins of ``source`` that ``target`` lacks, and calls that are no built-in at all
+    (``tokens``: the target text's, in the target dialect)."""
     try:
         target_names, source_names = builtin_functions(target), builtin_functions(source)
     except FileNotFoundError:
         return [], []
     missing: set[str] = set()
     user: set[str] = set()
-    for name, qualified in called_functions(sql, target):
+    for name, qualified in _calls(tokens):
         low = name.lower()
         if qualified:
             user.add(name)

@@ -38,6 +38,7 @@ from translator.metadata import (
     Parameter,
     SqlRepresentation,
     UdfMetadata,
+    deep_copy,
 )
 from translator.types import IcebergType, TypeParseError, definition_id, parse_type_json
 
@@ -110,7 +111,7 @@ def merge_statements(
         key = function_key(stmt.name)
         if key not in working:
             base = (existing or {}).get(key)
-            working[key] = None if base is None else base.model_copy(deep=True)
+            working[key] = None if base is None else deep_copy(base)
         try:
             meta, change, warnings = apply_statement(working[key], stmt, ctx=ctx, options=options)
         except TranslatorError as e:
@@ -435,12 +436,19 @@ def _next_timestamp(meta: UdfMetadata, ctx: Context) -> int:
 
 
 def _log(meta: UdfMetadata, ts: int) -> None:
-    meta.definition_log.append(
-        DefinitionLogEntry(
-            timestamp_ms=ts,
-            definition_versions=[
-                DefinitionVersionRef(definition_id=d.definition_id, version_id=d.current_version_id)
-                for d in meta.definitions
-            ],
-        )
+    # One reference per definition: values of exactly the validated types are put in without
+    # validating them again (the same models, much faster for big metadata); anything else is
+    # validated (and refused) as before.
+    construct = DefinitionVersionRef.model_construct
+    refs = [
+        construct(definition_id=d.definition_id, version_id=d.current_version_id)
+        if type(d.definition_id) is str and type(d.current_version_id) is int
+        else DefinitionVersionRef(definition_id=d.definition_id, version_id=d.current_version_id)
+        for d in meta.definitions
+    ]
+    entry = (
+        DefinitionLogEntry.model_construct(timestamp_ms=ts, definition_versions=refs)
+        if type(ts) is int
+        else DefinitionLogEntry(timestamp_ms=ts, definition_versions=refs)
     )
+    meta.definition_log.append(entry)

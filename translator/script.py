@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
 from translator.errors import Position, SqlSyntaxError, position_at
 
@@ -54,56 +55,122 @@ _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 
 def scan(text: str, lex: Lexical = TRINO, *, file: str | None = None) -> Iterator[Token]:
     """Tokens of ``text``. An unterminated string, identifier or comment is a syntax error."""
+    for kind, start, end in _spans(text, lex, file):
+        yield Token(kind, start, end, text[start:end])
+
+
+def _spans(text: str, lex: Lexical, file: str | None) -> Iterator[tuple[str, int, int]]:
+    """``(kind, start, end)`` of every token: :func:`scan` without building the tokens.
+
+    One regular expression (:func:`_token_pattern`) takes each complete token in one match. A
+    character that can open a construct it does not close (a quote, ``/*``, ``$tag$``) goes to
+    :func:`_slow_token`, the character-by-character rules, which say where it ends or raise.
+    """
+    match = _token_pattern(lex).match
     i, n = 0, len(text)
     while i < n:
-        c = text[i]
-        if c.isspace():
-            m = _SPACE.match(text, i)
-            assert m is not None
-            yield Token("space", i, m.end(), m.group())
-            i = m.end()
-        elif c == "-" and text.startswith("--", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            yield Token("comment", i, j, text[i:j])
-            i = j
-        elif c == "/" and text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            if j < 0:
-                raise _unterminated(text, i, "block comment", "*/", file)
-            yield Token("comment", i, j + 2, text[i : j + 2])
-            i = j + 2
-        elif c == "'" or (c == '"' and lex.double_quote_is_string):
-            j = _end_of_quoted(text, i, c, lex.backslash_escapes)
-            if j < 0:
-                raise _unterminated(text, i, "string literal", c, file)
-            yield Token("string", i, j, text[i:j])
-            i = j
-        elif c == '"' or (c == "`" and lex.backquote_identifiers):
-            j = _end_of_quoted(text, i, c, False)
-            if j < 0:
-                raise _unterminated(text, i, "quoted identifier", c, file)
-            yield Token("qident", i, j, text[i:j])
-            i = j
-        elif c == "$" and (m := _DOLLAR_TAG.match(text, i)) is not None:
-            tag = m.group()
-            j = text.find(tag, m.end())
-            if j < 0:
-                raise _unterminated(text, i, "$$ body", tag, file)
-            yield Token("dollar", i, j + len(tag), text[i : j + len(tag)])
-            i = j + len(tag)
-        elif (c.isalpha() or c == "_") and (m := _WORD.match(text, i)) is not None:
-            # (a non-ASCII letter such as "é" is no word start: it falls through to punct)
-            yield Token("word", i, m.end(), m.group())
-            i = m.end()
-        elif (c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit())) and (
-            m := _NUMBER.match(text, i)
-        ) is not None:
-            yield Token("number", i, m.end(), m.group())
-            i = m.end()
+        m = match(text, i)
+        if m is None:
+            kind, j = _slow_token(text, i, lex, file)
         else:
-            yield Token("punct", i, i + 1, c)
-            i += 1
+            kind, j = m.lastgroup, m.end()  # type: ignore[assignment]
+        yield kind, i, j
+        i = j
+
+
+def _span_list(text: str, lex: Lexical, file: str | None) -> list[tuple[str, int, int]]:
+    """``list(_spans(text, lex, file))``, built without a generator (scripts are long)."""
+    match = _token_pattern(lex).match
+    out: list[tuple[str, int, int]] = []
+    append = out.append
+    i, n = 0, len(text)
+    while i < n:
+        m = match(text, i)
+        if m is None:
+            kind, j = _slow_token(text, i, lex, file)
+        else:
+            kind, j = m.lastgroup, m.end()  # type: ignore[assignment]
+        append((kind, i, j))
+        i = j
+    return out
+
+
+@cache
+def _token_pattern(lex: Lexical) -> re.Pattern[str]:
+    """Complete tokens only; an opener the construct does not close matches nothing here.
+
+    Quoted text uses possessive repetition, so that (as in :func:`_end_of_quoted`) a doubled
+    quote is always an escaped one and is never given back to close the literal early.
+    """
+
+    def quoted(q: str, backslash: bool) -> str:
+        q = re.escape(q)
+        if backslash:
+            return rf"{q}(?:[^{q}\\]|\\(?s:.)|{q}{q})*+{q}"
+        return rf"{q}(?:[^{q}]|{q}{q})*+{q}"
+
+    strings = [quoted("'", lex.backslash_escapes)]
+    if lex.double_quote_is_string:
+        strings.append(quoted('"', lex.backslash_escapes))
+    idents = [] if lex.double_quote_is_string else [quoted('"', False)]
+    if lex.backquote_identifiers:
+        idents.append(quoted("`", False))
+    # A quote always opens a literal or identifier: alone (unterminated) it is left to the slow
+    # rules, which raise. So are "/*" and "$tag$" that the patterns above could not close.
+    openers = "'\"" + ("`" if lex.backquote_identifiers else "")
+    alternatives = [
+        r"(?P<space>\s+)",
+        r"(?P<comment>--[^\n]*|/\*(?s:.*?)\*/)",
+        rf"(?P<string>{'|'.join(strings)})",
+        *([rf"(?P<qident>{'|'.join(idents)})"] if idents else []),
+        r"(?P<dollar>(?P<tag>\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$)(?s:.*?)(?P=tag))",
+        r"(?P<word>[A-Za-z_][A-Za-z0-9_$]*)",
+        r"(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[A-Za-z]*)",
+        rf"(?P<punct>(?!/\*|\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$)[^{re.escape(openers)}])",
+    ]
+    return re.compile("|".join(alternatives))
+
+
+def _slow_token(text: str, i: int, lex: Lexical, file: str | None) -> tuple[str, int]:
+    """The kind and end of the token at ``i``, character by character (see :func:`_spans`)."""
+    c = text[i]
+    n = len(text)
+    if c.isspace():
+        m = _SPACE.match(text, i)
+        assert m is not None
+        return "space", m.end()
+    if c == "-" and text.startswith("--", i):
+        j = text.find("\n", i)
+        return "comment", (n if j < 0 else j)
+    if c == "/" and text.startswith("/*", i):
+        j = text.find("*/", i + 2)
+        if j < 0:
+            raise _unterminated(text, i, "block comment", "*/", file)
+        return "comment", j + 2
+    if c == "'" or (c == '"' and lex.double_quote_is_string):
+        j = _end_of_quoted(text, i, c, lex.backslash_escapes)
+        if j < 0:
+            raise _unterminated(text, i, "string literal", c, file)
+        return "string", j
+    if c == '"' or (c == "`" and lex.backquote_identifiers):
+        j = _end_of_quoted(text, i, c, False)
+        if j < 0:
+            raise _unterminated(text, i, "quoted identifier", c, file)
+        return "qident", j
+    if c == "$" and (m := _DOLLAR_TAG.match(text, i)) is not None:
+        tag = m.group()
+        j = text.find(tag, m.end())
+        if j < 0:
+            raise _unterminated(text, i, "$$ body", tag, file)
+        return "dollar", j + len(tag)
+    if (c.isalpha() or c == "_") and (m := _WORD.match(text, i)) is not None:
+        # (a non-ASCII letter such as "é" is no word start: it falls through to punct)
+        return "word", m.end()
+    if (c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit())) and (
+        m := _NUMBER.match(text, i)
+    ) is not None:
+        return "number", m.end()
+    return "punct", i + 1
 
 
 def _end_of_quoted(text: str, i: int, quote: str, backslash: bool) -> int:
@@ -160,14 +227,15 @@ def split_statements(
     ``CASE ... END`` can sit inside a block.
     """
     out: list[StatementText] = []
-    tokens = list(scan(script, lex, file=file))
-    start = 0  # token index where the current statement starts
+    spans = _span_list(script, lex, file)
+    lines = _LineCounter(script, file)
+    start = 0  # span index where the current statement starts
     depth: list[str] = []
     in_function = False
     prev_word = ""
-    for k, tok in enumerate(tokens):
-        if tok.kind == "word":
-            w = tok.upper
+    for k, (kind, s, e) in enumerate(spans):
+        if kind == "word":
+            w = script[s:e].upper()
             if w == "FUNCTION":
                 in_function = True
             elif in_function and w == "BEGIN":
@@ -175,37 +243,89 @@ def split_statements(
             elif depth and w == "CASE" and prev_word != "END":
                 depth.append("CASE")
             elif depth and w == "END":
-                nxt = _next_word(tokens, k)
+                nxt = _next_word(script, spans, k)
                 if nxt == "CASE" or nxt not in _END_QUALIFIERS:
                     depth.pop()
             prev_word = w
-        elif tok.kind == "punct" and tok.text == ";" and not depth:
-            _emit(out, script, tokens[start:k], file)
+        elif kind == "punct" and not depth and script[s] == ";":
+            _emit(out, script, spans, start, k, lines)
             start, in_function, prev_word = k + 1, False, ""
-        elif tok.kind not in ("space", "comment"):
+        elif kind not in _INSIGNIFICANT:
             prev_word = ""
-    _emit(out, script, tokens[start:], file)
+    _emit(out, script, spans, start, len(spans), lines)
     return out
 
 
-def _next_word(tokens: list[Token], k: int) -> str:
-    for t in tokens[k + 1 :]:
-        if t.kind in ("space", "comment"):
+_INSIGNIFICANT = frozenset({"space", "comment"})
+
+
+def _next_word(script: str, spans: list[tuple[str, int, int]], k: int) -> str:
+    for kind, s, e in spans[k + 1 :]:
+        if kind in _INSIGNIFICANT:
             continue
-        return t.upper if t.kind == "word" else ""
+        return script[s:e].upper() if kind == "word" else ""
     return ""
 
 
-def _emit(out: list[StatementText], script: str, toks: list[Token], file: str | None) -> None:
-    significant = [t for t in toks if t.kind not in ("space", "comment")]
-    if not significant:
+class _LineCounter:
+    """:func:`position_at` for increasing offsets of one text, without counting from the start
+    each time (a script of many statements would otherwise cost time quadratic in its size)."""
+
+    __slots__ = ("file", "line", "offset", "text")
+
+    def __init__(self, text: str, file: str | None) -> None:
+        self.text, self.file, self.offset, self.line = text, file, 0, 0
+
+    def position(self, offset: int) -> Position:
+        if offset < self.offset:
+            return position_at(self.text, offset, self.file)
+        text = self.text
+        self.line += text.count("\n", self.offset, offset)
+        self.offset = offset
+        col = offset - (text.rfind("\n", 0, offset) + 1)
+        return Position(self.line + 1, col + 1, offset, self.file)
+
+
+def _emit(
+    out: list[StatementText],
+    script: str,
+    spans: list[tuple[str, int, int]],
+    lo: int,
+    hi: int,
+    lines: _LineCounter,
+) -> None:
+    """The statement made of ``spans[lo:hi]``, if it has a significant token."""
+    first = last = -1
+    for k in range(lo, hi):
+        if spans[k][0] not in _INSIGNIFICANT:
+            first = k
+            break
+    if first < 0:
         return
+    for k in range(hi - 1, first - 1, -1):
+        if spans[k][0] not in _INSIGNIFICANT:
+            last = k
+            break
     # A statement starts at its first significant token: leading comments belong to no one.
-    first, last = significant[0], significant[-1]
-    text = script[first.start : last.end]
-    rel = tuple(
-        Token(t.kind, t.start - first.start, t.end - first.start, t.text)
-        for t in toks
-        if t.start >= first.start and t.end <= last.end
-    )
-    out.append(StatementText(text, position_at(script, first.start, file), rel))
+    base, end = spans[first][1], spans[last][2]
+    text = script[base:end]
+    rel = []
+    new, set_kind, set_start, set_end, set_text = _new, _set_kind, _set_start, _set_end, _set_text
+    for kind, s, e in spans[first : last + 1]:
+        # Token(kind, s - base, e - base, script[s:e]), without the frozen dataclass's __init__
+        tok = new(Token)
+        set_kind(tok, kind)
+        set_start(tok, s - base)
+        set_end(tok, e - base)
+        set_text(tok, script[s:e])
+        rel.append(tok)
+    out.append(StatementText(text, lines.position(base), tuple(rel)))
+
+
+# Tokens are made by the million: their slots are filled directly, which is what the generated
+# __init__ of a frozen dataclass does through object.__setattr__, at half the cost.
+_new = object.__new__
+_set_kind = Token.__dict__["kind"].__set__
+_set_start = Token.__dict__["start"].__set__
+_set_end = Token.__dict__["end"].__set__
+_set_text = Token.__dict__["text"].__set__

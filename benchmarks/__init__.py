@@ -1,0 +1,1 @@
+"""Benchmarks of iceberg-udf: throughput, memory, merge scaling, Spark batch (not tests)."""

@@ -1,0 +1,201 @@
+"""The cost of one merge into big metadata: it should grow linearly with the metadata, not faster.
+
+Two shapes, each at 1k, 10k and 100k:
+
+* **definitions** -- one function with N definitions (overloads), each at version 1, and a
+  definition-log of one entry naming them all (as if imported in one step; a log entry per
+  creation would hold N^2/2 references, which no real function has);
+* **versions** -- one definition with N versions and a log entry per version.
+
+Timed per size (median of a few runs), through the public entry point
+``compile_script(statement, "spark", into=metadata)``:
+
+* ``add`` -- a new overload (``added-definition``);
+* ``replace`` -- ``CREATE OR REPLACE`` of an existing signature with a new body (``new-version``);
+* ``unchanged`` -- the same statement again (deploying twice changes nothing);
+
+and the parts of it that depend on N: the private copy compile makes of ``into`` (the caller's
+metadata is never changed) and, for comparison, writing the result (``dump_metadata``).
+
+Run by :mod:`benchmarks.run`; prints one JSON document.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import statistics
+import sys
+import time
+from itertools import product
+from typing import Any
+
+_SPARK_TYPES = {
+    "int": "INT",
+    "long": "BIGINT",
+    "float": "FLOAT",
+    "double": "DOUBLE",
+    "string": "STRING",
+    "boolean": "BOOLEAN",
+    "date": "DATE",
+    "timestamp": "TIMESTAMP_NTZ",
+    "timestamptz": "TIMESTAMP",
+    "binary": "BINARY",
+}
+_TS = 1_700_000_000_000
+
+
+def _signatures(n: int) -> list[tuple[str, ...]]:
+    """``n`` distinct parameter-type lists of five Iceberg primitives."""
+    names = list(_SPARK_TYPES)
+    out = []
+    for combo in product(names, repeat=5):
+        out.append(combo)
+        if len(out) == n:
+            return out
+    raise ValueError(n)
+
+
+def _version(version_id: int, body: str) -> dict[str, Any]:
+    return {
+        "version-id": version_id,
+        "representations": [
+            {"type": "sql", "dialect": "spark", "sql": body},
+            {"type": "sql", "dialect": "trino", "sql": body},
+        ],
+        "deterministic": True,
+        "timestamp-ms": _TS + version_id,
+    }
+
+
+def _definition(sig: tuple[str, ...], versions: int) -> dict[str, Any]:
+    return {
+        "definition-id": ",".join(sig),
+        "parameters": [{"name": f"p{k}", "type": t} for k, t in enumerate(sig)],
+        "return-type": "int",
+        "versions": [
+            _version(v, f"length(CAST(p0 AS STRING)) + {v}") for v in range(1, versions + 1)
+        ],
+        "current-version-id": versions,
+        "function-type": "udf",
+    }
+
+
+def metadata_with_definitions(n: int) -> Any:
+    from translator.metadata import UdfMetadata
+
+    defs = [_definition(sig, 1) for sig in _signatures(n)]
+    doc = {
+        "function-uuid": "00000000-0000-4000-8000-000000000000",
+        "format-version": 1,
+        "definitions": defs,
+        "definition-log": [
+            {
+                "timestamp-ms": _TS + 1,
+                "definition-versions": [
+                    {"definition-id": d["definition-id"], "version-id": 1} for d in defs
+                ],
+            }
+        ],
+    }
+    return UdfMetadata.model_validate(doc, strict=True)
+
+
+def metadata_with_versions(n: int) -> Any:
+    from translator.metadata import UdfMetadata
+
+    d = _definition(_signatures(1)[0], n)
+    doc = {
+        "function-uuid": "00000000-0000-4000-8000-000000000000",
+        "format-version": 1,
+        "definitions": [d],
+        "definition-log": [
+            {
+                "timestamp-ms": _TS + v,
+                "definition-versions": [{"definition-id": d["definition-id"], "version-id": v}],
+            }
+            for v in range(1, n + 1)
+        ],
+    }
+    return UdfMetadata.model_validate(doc, strict=True)
+
+
+def _create(sig: tuple[str, ...], body: str, replace: bool) -> str:
+    params = ", ".join(f"p{k} {_SPARK_TYPES[t]}" for k, t in enumerate(sig))
+    verb = "CREATE OR REPLACE" if replace else "CREATE"
+    return f"{verb} FUNCTION f({params}) RETURNS INT RETURN {body}"
+
+
+def _median_time(fn: Any, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def measure(shape: str, n: int, repeat: int) -> dict[str, Any]:
+    from translator.api import compile_script
+    from translator.compile import Context
+    from translator.metadata import dump_metadata
+
+    try:
+        from translator.metadata import deep_copy
+    except ImportError:  # a tree from before deep_copy: compile copied with model_copy
+
+        def deep_copy(m: Any) -> Any:
+            return m.model_copy(deep=True)
+
+    ctx = Context(
+        clock=lambda: _TS + 10**9, new_uuid=lambda: "00000000-0000-4000-8000-000000000001"
+    )
+    build = metadata_with_definitions if shape == "definitions" else metadata_with_versions
+    t0 = time.perf_counter()
+    meta = build(n)
+    build_s = time.perf_counter() - t0
+    existing = meta.definitions[-1]
+    sig = tuple(p.type for p in existing.parameters)
+    new_sig = ("string", "string", "string", "string", "string", "string")  # six: a new one
+    current = existing.current_version.representation("spark").sql  # type: ignore[union-attr]
+    statements = {
+        "add": _create(new_sig, "length(p0)", replace=False),
+        "replace": _create(sig, "length(CAST(p0 AS STRING)) * 2", replace=True),
+        "unchanged": _create(sig, current, replace=True),
+    }
+    expected = {"add": "added-definition", "replace": "new-version", "unchanged": "unchanged"}
+    out: dict[str, Any] = {"shape": shape, "n": n, "build_s": build_s}
+    for key, sql in statements.items():
+        results: list[Any] = []
+        out[key] = _median_time(
+            lambda sql=sql, results=results: results.append(
+                compile_script(sql, "spark", into=meta, context=ctx)
+            ),
+            repeat,
+        )
+        action = results[0].raise_for_errors().changes[0].action
+        if action != expected[key]:
+            raise AssertionError(f"{shape} {n} {key}: {action}")
+    out["copy"] = _median_time(lambda: deep_copy(meta), repeat)
+    out["dump"] = _median_time(lambda: dump_metadata(meta), repeat)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    rows = []
+    for shape in ("definitions", "versions"):
+        for n in sizes:
+            rows.append(measure(shape, n, args.repeat if n < 100_000 else 1))
+    json.dump({"rows": rows}, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

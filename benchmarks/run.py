@@ -1,0 +1,289 @@
+"""Run every benchmark, print the tables and write them to ``benchmarks/results.md``.
+
+    .venv/bin/python -m benchmarks            # everything (about 8 minutes on 2 cores)
+    .venv/bin/python -m benchmarks --quick    # 2,000 statements, merges up to 10k, no Spark
+
+Each measurement runs in its own process (``benchmarks.throughput``, ``benchmarks.merge_scaling``,
+``benchmarks.spark_batch``), so the sqlglot build, memory and Spark sessions do not leak from one
+into the next.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import itertools
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def _run(module: str, *args: str) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", f"benchmarks.{module}", *args]
+    print(f"  $ {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-3000:])
+        raise SystemExit(f"{module} failed ({proc.returncode})")
+    print(f"    {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _spark_available() -> bool:
+    return _version("pyspark") is not None and shutil.which("java") is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# Formatting
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _s(x: float) -> str:
+    return f"{x:.2f}" if x < 100 else f"{x:.0f}"
+
+
+def _ms(x: float) -> str:
+    return f"{x * 1000:.1f}" if x < 1 else f"{x * 1000:.0f}"
+
+
+_ROWS = [
+    ("baseline", "sqlglot alone: parse each body, generate it in the other dialect"),
+    ("compile", "**compile** (`compile_script`, both dialect representations)"),
+    ("frontend", "compile without transpiling (`transpile=False`)"),
+    ("emit", "emit DDL (`emit_ddl`, both dialects)"),
+    ("dump", "metadata JSON (`dump_metadata`)"),
+]
+
+
+def throughput_section(runs: list[dict[str, Any]]) -> str:
+    first = runs[0]
+    n = first["statements"]
+    header = ["measurement"]
+    for r in runs:
+        b = r["build"]
+        header += [f"{b}: s", f"{b}: statements/s", f"{b}: ratio to sqlglot"]
+    rows = []
+    for key, label in _ROWS:
+        row = [label]
+        for r in runs:
+            t = r["wall"][key]
+            row += [_s(t), f"{n / t:,.0f}", f"{t / r['wall']['baseline']:.2f}x"]
+        rows.append(row)
+    out = [
+        f"Corpus: {first['scripts']:,} scripts, {n:,} CREATE/DROP FUNCTION statements (half Spark, "
+        f"half Trino; {first['corpus_chars']:,} characters), {first['bodies']:,} bodies sqlglot "
+        f"reads. Compiled: {first['functions']:,} functions, {first['definitions']:,} "
+        f"definitions, {first['versions']:,} versions, {first['representations']:,} "
+        f"representations; {first['errors']} errors, {first['warnings']:,} warnings.",
+        "",
+        _table(header, rows),
+        "",
+    ]
+    if len(runs) == 2:
+        pure, fast = runs
+        same = pure["digest"] == fast["digest"]
+        out += [
+            f"- compile with sqlglotc / sqlglot alone (pure Python): "
+            f"**{fast['wall']['compile'] / pure['wall']['baseline']:.2f}x**; compile with "
+            f"sqlglotc / compile pure: {fast['wall']['compile'] / pure['wall']['compile']:.2f}x; "
+            f"sqlglot work with sqlglotc / pure: "
+            f"{fast['wall']['baseline'] / pure['wall']['baseline']:.2f}x.",
+            f"- Every compile and emit output (metadata, changes, warnings, errors, DDL) of the "
+            f"corpus is {'**byte-identical**' if same else '**DIFFERENT**'} with and without "
+            f"sqlglotc (sha256 {pure['digest'][:16]}"
+            f"{'' if same else ' vs ' + fast['digest'][:16]}).",
+        ]
+    else:
+        out.append(
+            f"- sqlglotc is not installed: only the pure-Python build was measured "
+            f"(`pip install -e '.[bench]'` for both). Output sha256 {first['digest'][:16]}."
+        )
+    return "\n".join(out)
+
+
+def memory_section(m: dict[str, Any]) -> str:
+    return "\n".join(
+        [
+            f"Compiling the whole corpus ({m['scripts']:,} scripts) and keeping every result: "
+            f"peak traced Python allocations **{m['traced_peak_bytes'] / 2**20:.0f} MiB** "
+            f"(tracemalloc; {m['traced_retained_bytes'] / 2**20:.0f} MiB still held by the "
+            f"results), process peak RSS **{m['maxrss_kb'] / 1024:.0f} MiB** "
+            f"({m['maxrss_before_kb'] / 1024:.0f} MiB after imports and the warm-up, before "
+            f"compiling).",
+        ]
+    )
+
+
+def merge_section(m: dict[str, Any]) -> str:
+    out = []
+    for shape, title in (
+        ("definitions", "one function with N definitions"),
+        ("versions", "one definition with N versions"),
+    ):
+        rows = [r for r in m["rows"] if r["shape"] == shape]
+        header = [
+            "N",
+            "add overload: ms",
+            "replace (new version): ms",
+            "unchanged: ms",
+            "of which: private copy: ms",
+            "dump_metadata: ms",
+        ]
+        body = [
+            [
+                f"{r['n']:,}",
+                _ms(r["add"]),
+                _ms(r["replace"]),
+                _ms(r["unchanged"]),
+                _ms(r["copy"]),
+                _ms(r["dump"]),
+            ]
+            for r in rows
+        ]
+        for a, b in itertools.pairwise(rows):
+            body.append(
+                [f"growth {a['n'] // 1000}k -> {b['n'] // 1000}k"]
+                + [f"{b[k] / a[k]:.1f}x" for k in ("add", "replace", "unchanged", "copy", "dump")]
+            )
+        out += [
+            f"**{title}** (time per merge, `compile_script(statement, into=metadata)`):",
+            "",
+            _table(header, body),
+            "",
+        ]
+    out.append("Linear growth is 10x per 10x of N; quadratic would be 100x.")
+    return "\n".join(out)
+
+
+def spark_section(runs: list[dict[str, Any]]) -> str:
+    header = [
+        "master",
+        "compile_dataframe: s",
+        "statements/s",
+        "single process (driver): s",
+        "speed-up vs single process",
+        "results equal single process",
+    ]
+    rows = [
+        [
+            f"`{r['master']}`",
+            _s(r["spark_s"]),
+            f"{r['statements'] / r['spark_s']:,.0f}",
+            _s(r["single_process_s"]),
+            f"{r['single_process_s'] / r['spark_s']:.2f}x",
+            "yes" if r["equal"] else f"**NO** ({', '.join(r['mismatched'])})",
+        ]
+        for r in runs
+    ]
+    r0 = runs[0]
+    return "\n".join(
+        [
+            f"{r0['rows']:,} rows (one script each, {r0['statements']:,} statements), "
+            f"{r0['partitions']} partitions, one DataFrame per dialect; session start-up "
+            f"({_s(r0['startup_s'])} s) not included; executors start their Python workers inside "
+            "the time.",
+            "",
+            _table(header, rows),
+        ]
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="iceberg-udf benchmarks")
+    ap.add_argument("--quick", action="store_true", help="a small run, to try the scripts out")
+    ap.add_argument("--statements", type=int, default=None)
+    ap.add_argument("--no-spark", action="store_true")
+    ap.add_argument("--out", type=Path, default=HERE / "results.md")
+    args = ap.parse_args()
+    n = args.statements or (2_000 if args.quick else 10_000)
+    sizes = "1000,10000" if args.quick else "1000,10000,100000"
+    started = time.perf_counter()
+
+    fast = _version("sqlglotc")
+    sg = _version("sqlglot")
+    if fast is not None and fast != sg:
+        print(
+            f"sqlglotc {fast} does not match sqlglot {sg}: measuring pure Python only",
+            file=sys.stderr,
+        )
+        fast = None
+
+    print("throughput", file=sys.stderr)
+    runs = [_run("throughput", "--build", "pure", "--statements", str(n))]
+    if fast is not None:
+        runs.append(_run("throughput", "--build", "installed", "--statements", str(n)))
+    print("memory", file=sys.stderr)
+    memory = _run("throughput", "--memory", "--statements", str(n))
+    print("merge scaling", file=sys.stderr)
+    merges = _run("merge_scaling", "--sizes", sizes)
+    spark_runs: list[dict[str, Any]] = []
+    if not args.no_spark and not args.quick and _spark_available():
+        print("spark", file=sys.stderr)
+        for master in ("local[1]", "local[2]"):
+            spark_runs.append(_run("spark_batch", "--master", master, "--statements", str(n)))
+
+    build = "sqlglotc" if fast else "pure-Python sqlglot"
+    sections = [
+        "# iceberg-udf benchmark results",
+        "",
+        f"{datetime.date.today().isoformat()}; {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, sqlglot {sg}, sqlglotc {fast or 'not installed'}, lark "
+        f"{_version('lark')}, pydantic {_version('pydantic')}. Written by `python -m benchmarks`"
+        f" in {time.perf_counter() - started:.0f} s; see `benchmarks/README.md` for what is "
+        "measured.",
+        "",
+        "## Compile and emit throughput",
+        "",
+        throughput_section(runs),
+        "",
+        f"## Peak memory ({build})",
+        "",
+        memory_section(memory),
+        "",
+        f"## Merging into big metadata ({build})",
+        "",
+        merge_section(merges),
+        "",
+    ]
+    if spark_runs:
+        sections += [
+            f"## Spark batch: `compile_dataframe` ({build})",
+            "",
+            spark_section(spark_runs),
+            "",
+        ]
+    text = "\n".join(sections)
+    print(text)
+    if not args.quick:
+        args.out.write_text(text, encoding="utf-8")
+        print(f"(written to {args.out.relative_to(ROOT)})", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

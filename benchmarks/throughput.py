@@ -1,0 +1,258 @@
+"""Compile and emit throughput on the generated corpus, against sqlglot's own work on the bodies.
+
+Run by :mod:`benchmarks.run` in a fresh process per sqlglot build (``--build pure`` forces the
+Python sources even where sqlglotc is installed); prints one JSON document.
+
+What is timed (all on the same corpus, interleaved slice by slice so that both sides see the same
+machine load):
+
+* **sqlglot baseline** -- for every routine body sqlglot is given by compile: ``parse_one(body,
+  read=source)``, then ``.sql(dialect=target)`` for the other dialect (skipped where compile skips
+  transpiling: a Spark table function has no Trino form). This is the sqlglot work that compiling
+  to both dialects cannot avoid. Compound ``BEGIN ... END`` bodies are not sqlglot's business and
+  cost the baseline nothing.
+* **compile** -- ``compile_script(script, dialect)`` for every script: statements split, headers
+  parsed (lark), bodies parsed (sqlglot), every definition transpiled into the other dialect and
+  checked, merged into metadata. This is the figure the 1.5x target is about.
+* **compile, no transpile** -- the same with ``CompileOptions(transpile=False)``: front end and
+  merge only (the source body is still parsed by sqlglot, to flag what it cannot read).
+* **emit** -- ``emit_ddl`` of every compiled function into both dialects.
+* **dump** -- ``dump_metadata`` of every compiled function (the metadata file text).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import hashlib
+import json
+import resource
+import sys
+import time
+from typing import Any
+
+
+def _args() -> argparse.Namespace:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", choices=["pure", "installed"], default="installed")
+    ap.add_argument("--statements", type=int, default=10_000)
+    ap.add_argument("--seed", type=int, default=20240607)
+    ap.add_argument("--slices", type=int, default=8)
+    ap.add_argument("--memory", action="store_true", help="measure peak memory instead of time")
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = _args()
+    if args.build == "pure":
+        from benchmarks import purepython
+
+        purepython.install()
+    out = memory(args) if args.memory else timings(args)
+    json.dump(out, sys.stdout)
+    sys.stdout.write("\n")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _context() -> Any:
+    from translator.compile import Context
+
+    return Context(
+        clock=lambda: 1_700_000_000_000, new_uuid=lambda: "00000000-0000-4000-8000-000000000000"
+    )
+
+
+def _bodies(scripts: list[Any]) -> list[tuple[str, str, str | None]]:
+    """(body, source sqlglot dialect, target or None) for every body compile hands to sqlglot."""
+    from translator.compile import CompileOptions
+    from translator.dialects import get_dialect
+    from translator.frontend import parse_script
+    from translator.ir import CreateFunction
+
+    out = []
+    opts = CompileOptions()
+    for s in scripts:
+        for stmt in parse_script(s.text, s.dialect).statements:
+            if not isinstance(stmt, CreateFunction) or stmt.body.kind == "compound":
+                continue
+            src = get_dialect(stmt.dialect).sqlglot_dialect
+            for target in opts.target_dialects(stmt.dialect) or (None,):
+                skip = target is None or (stmt.kind == "udtf" and target == "trino")
+                out.append((stmt.body.text, src, None if skip else target))
+    return out
+
+
+def _baseline(bodies: list[tuple[str, str, str | None]]) -> None:
+    import sqlglot
+    from sqlglot.errors import ErrorLevel, SqlglotError
+
+    for text, src, target in bodies:
+        try:
+            ast = sqlglot.parse_one(text, read=src)
+        except (SqlglotError, RecursionError, ValueError, TypeError, KeyError, IndexError):
+            continue
+        if target is not None:
+            with contextlib.suppress(SqlglotError):
+                ast.sql(dialect=target, unsupported_level=ErrorLevel.RAISE)
+
+
+def _compile(scripts: list[Any], options: Any = None) -> list[Any]:
+    from translator.api import compile_script
+
+    ctx = _context()
+    return [compile_script(s.text, s.dialect, context=ctx, options=options) for s in scripts]
+
+
+def _emit(results: list[Any]) -> list[str]:
+    from translator.emit import emit_ddl
+    from translator.errors import TranslatorError
+
+    out = []
+    for r in results:
+        for name, meta in r.functions.items():
+            if meta is None:
+                continue
+            for target in ("spark", "trino"):
+                try:
+                    out.append(
+                        emit_ddl(meta, target, tuple(name.split(".")), allow_lossy=True).text
+                    )
+                except TranslatorError as e:
+                    out.append(f"error: {e.message}")
+    return out
+
+
+def _dump(results: list[Any]) -> list[str]:
+    from translator.metadata import dump_metadata
+
+    return [dump_metadata(m) for r in results for m in r.functions.values() if m is not None]
+
+
+def _digest(h: Any, results: list[Any], emitted: list[str]) -> None:
+    """Hash everything compile and emit produced (metadata, changes, messages, DDL)."""
+    from translator.metadata import dump_metadata
+
+    for r in results:
+        for name, meta in r.functions.items():
+            h.update(name.encode())
+            h.update(b"<dropped>" if meta is None else dump_metadata(meta).encode())
+        for group in (r.changes, r.warnings, r.errors, r.skipped):
+            for item in group:
+                h.update(str(item).encode())
+    for text in emitted:
+        h.update(text.encode())
+
+
+def _slices(items: list[Any], n: int) -> list[list[Any]]:
+    k = max(1, -(-len(items) // n))
+    return [items[i : i + k] for i in range(0, len(items), k)]
+
+
+def timings(args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.corpus import generate
+    from benchmarks.purepython import compiled_sqlglot
+    from translator.compile import CompileOptions
+
+    scripts = generate(args.statements, args.seed)
+    # Warm up: grammars, sqlglot dialects, the built-in function lists.
+    warm = scripts[:40]
+    _baseline(_bodies(warm))
+    _emit(_compile(warm))
+
+    t: dict[str, float] = dict.fromkeys(("baseline", "compile", "frontend", "emit", "dump"), 0.0)
+    cpu: dict[str, float] = dict.fromkeys(t, 0.0)
+    counts = dict.fromkeys(
+        ("functions", "definitions", "versions", "representations", "errors", "warnings"), 0
+    )
+    h = hashlib.sha256()
+    no_transpile = CompileOptions(transpile=False)
+    # Interleave: slice i of every measurement before slice i + 1 of any. Results are counted
+    # and hashed, then dropped, so that no slice pays for the garbage of the ones before.
+    script_slices = _slices(scripts, args.slices)
+    body_slices = [_bodies(chunk) for chunk in script_slices]
+    bodies = [b for chunk in body_slices for b in chunk]
+
+    def timed(key: str, fn: Any, *a: Any) -> Any:
+        gc.collect()
+        w0, c0 = time.perf_counter(), time.process_time()
+        value = fn(*a)
+        t[key] += time.perf_counter() - w0
+        cpu[key] += time.process_time() - c0
+        return value
+
+    for chunk, chunk_bodies in zip(script_slices, body_slices, strict=True):
+        timed("baseline", _baseline, chunk_bodies)
+        res = timed("compile", _compile, chunk)
+        timed("frontend", _compile, chunk, no_transpile)
+        emitted = timed("emit", _emit, res)
+        timed("dump", _dump, res)
+        _count(res, counts)
+        _digest(h, res, emitted)
+        del res, emitted
+
+    return {
+        "build": "sqlglotc" if compiled_sqlglot() else "pure",
+        "python": sys.version.split()[0],
+        "scripts": len(scripts),
+        "statements": sum(s.statements for s in scripts),
+        "corpus_chars": sum(len(s.text) for s in scripts),
+        "bodies": len(bodies),
+        "body_chars": sum(len(b[0]) for b in bodies),
+        **counts,
+        "wall": t,
+        "cpu": cpu,
+        "digest": h.hexdigest(),
+        "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    }
+
+
+def _count(results: list[Any], counts: dict[str, int]) -> None:
+    for r in results:
+        counts["errors"] += len(r.errors)
+        counts["warnings"] += len(r.warnings)
+        for m in r.functions.values():
+            if m is None:
+                continue
+            counts["functions"] += 1
+            counts["definitions"] += len(m.definitions)
+            for d in m.definitions:
+                counts["versions"] += len(d.versions)
+                counts["representations"] += sum(len(v.representations) for v in d.versions)
+
+
+def memory(args: argparse.Namespace) -> dict[str, Any]:
+    """Peak memory of compiling the whole corpus, keeping every result (as a migration does).
+
+    First without tracing (the process's peak RSS), then again under tracemalloc (the peak of
+    Python allocations made by compile, and what the results still hold).
+    """
+    import tracemalloc
+
+    from benchmarks.corpus import generate
+
+    scripts = generate(args.statements, args.seed)
+    _compile(scripts[:40])  # imports, grammars, sqlglot dialects
+    gc.collect()
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    results = _compile(scripts)
+    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    del results
+    gc.collect()
+    tracemalloc.start()
+    results = _compile(scripts)
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {
+        "scripts": len(results),
+        "traced_peak_bytes": peak,
+        "traced_retained_bytes": current,
+        "maxrss_before_kb": rss_before,
+        "maxrss_kb": rss_after,
+    }
+
+
+if __name__ == "__main__":
+    main()
