@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from syrupy.assertion import SnapshotAssertion
 
 from tests.conftest import FIXTURES
+from tests.emit_helpers import spec_of
 from translator.dialects import Dialect, get_dialect
 from translator.dialects.spark import (
     DIALECT,
@@ -21,7 +22,6 @@ from translator.dialects.spark import (
     render_create,
     spark_type_to_iceberg,
 )
-from translator.emit import RoutineSpec
 from translator.errors import SqlSyntaxError, TranslatorError, UnsupportedError
 from translator.frontend import ParsedScript, parse_script
 from translator.ir import CreateFunction, DropFunction, SkippedStatement
@@ -654,24 +654,6 @@ def test_fixture_types_round_trip_through_spark_spelling() -> None:
 
 # ---------------------------------------------------------------------------------------------
 # Emission: render_create, read back by the front end
-
-
-def spec_of(stmt: CreateFunction, **changes: Any) -> RoutineSpec:
-    fields: dict[str, Any] = {
-        "name": stmt.name,
-        "parameters": tuple((p.name, p.type, p.doc) for p in stmt.parameters),
-        "return_type": stmt.return_type,
-        "kind": stmt.kind,
-        "doc": stmt.doc,
-        "deterministic": bool(stmt.deterministic),
-        "on_null_input": stmt.on_null_input or "call",
-        "body": stmt.body.text,
-        "body_kind": stmt.body.kind,
-        "definition_id": ",".join(str(tp) for tp in stmt.parameter_types),
-        "version_id": 1,
-    }
-    fields.update(changes)
-    return RoutineSpec(**fields)
 
 
 CREATES = [

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES
+from tests.emit_helpers import spec_of
 from translator.dialects.trino import DIALECT, iceberg_to_trino_type, trino_type_to_iceberg
-from translator.emit import RoutineSpec
 from translator.errors import SqlSyntaxError, TranslatorError, UnsupportedError
 from translator.frontend import parse_script
 from translator.ir import CreateFunction, DropFunction, SkippedStatement
@@ -572,24 +572,6 @@ def test_deep_nesting_is_an_error_not_a_crash() -> None:
 # Emission: render_create, read back by the front end
 
 
-def _spec(stmt: CreateFunction, **changes: Any) -> RoutineSpec:
-    fields: dict[str, Any] = {
-        "name": stmt.name,
-        "parameters": tuple((p.name, p.type, p.doc) for p in stmt.parameters),
-        "return_type": stmt.return_type,
-        "kind": stmt.kind,
-        "doc": stmt.doc,
-        "deterministic": bool(stmt.deterministic),
-        "on_null_input": stmt.on_null_input or "call",
-        "body": stmt.body.text,
-        "body_kind": stmt.body.kind,
-        "definition_id": ",".join(str(t) for t in stmt.parameter_types),
-        "version_id": 1,
-    }
-    fields.update(changes)
-    return RoutineSpec(**fields)
-
-
 _EMITTABLE = [
     s
     for p in VALID
@@ -603,7 +585,7 @@ _EMITTABLE = [
 
 @pytest.mark.parametrize("stmt", _EMITTABLE, ids=lambda s: ".".join(s.name))
 def test_render_create_reads_back(stmt: CreateFunction) -> None:
-    rendered = DIALECT.render_create(_spec(stmt), or_replace=True)
+    rendered = DIALECT.render_create(spec_of(stmt), or_replace=True)
     back = _only_function(rendered.text)
     assert back.or_replace
     assert back.name == stmt.name
@@ -627,7 +609,7 @@ def test_render_create_text() -> None:
         "CREATE FUNCTION c.s.f(x int, \"Select\" varchar) RETURNS decimal(9,2) COMMENT 'it''s' "
         "RETURNS NULL ON NULL INPUT RETURN x"
     )
-    rendered = DIALECT.render_create(_spec(stmt))
+    rendered = DIALECT.render_create(spec_of(stmt))
     assert rendered.text == (
         'CREATE FUNCTION c.s.f(x integer, "Select" varchar)\n'
         "  RETURNS decimal(9,2)\n"
@@ -642,18 +624,18 @@ def test_render_create_text() -> None:
 def test_render_create_reports_and_refuses() -> None:
     stmt = _only_function("CREATE FUNCTION f(x int) RETURNS int RETURN x")
     lossy = DIALECT.render_create(
-        _spec(stmt, parameters=(("x", FixedType(4), "doc"),), deterministic=False)
+        spec_of(stmt, parameters=(("x", FixedType(4), "doc"),), deterministic=False)
     )
     assert "NOT DETERMINISTIC" in lossy.text
     assert len(lossy.lossy) == 1  # fixed[4] -> varbinary
     assert any("doc is left out" in n for n in lossy.notes)  # metadata keeps the doc
     with pytest.raises(UnsupportedError, match="table functions"):
-        DIALECT.render_create(_spec(stmt, kind="udtf", body_kind="query"))
+        DIALECT.render_create(spec_of(stmt, kind="udtf", body_kind="query"))
     scalar_query = DIALECT.render_create(
-        _spec(stmt, body="SELECT max(x) FROM t", body_kind="query")
+        spec_of(stmt, body="SELECT max(x) FROM t", body_kind="query")
     )
     assert scalar_query.text.endswith("RETURN (SELECT max(x) FROM t)")
     with pytest.raises(UnsupportedError, match=r"catalog\.schema\.name"):
-        DIALECT.render_create(_spec(stmt, name=("s", "f")))
+        DIALECT.render_create(spec_of(stmt, name=("s", "f")))
     with pytest.raises(UnsupportedError, match="unknown"):
-        DIALECT.render_create(_spec(stmt, return_type=PrimitiveType("unknown")))
+        DIALECT.render_create(spec_of(stmt, return_type=PrimitiveType("unknown")))

@@ -30,7 +30,7 @@ from translator.migrate import (
     report_markdown,
     summary_text,
 )
-from translator.warehouse.commands import CATALOG_ENV, WAREHOUSE_ENV
+from translator.warehouse.commands import CATALOG_ENV, WAREHOUSE_ENV, warehouse_parent
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef
 from translator.warehouse.warehouse import Warehouse
@@ -193,6 +193,12 @@ def register(subparsers: Any) -> None:
     """Add ``migrate`` to ``iceberg-udf``'s subparsers."""
     p = subparsers.add_parser(
         "migrate",
+        parents=[
+            warehouse_parent(
+                f"namespace of unqualified names (default: {DEFAULT_NAMESPACE}; a Spark USE "
+                "changes it for the rest of its file)"
+            )
+        ],
         help="apply a directory of legacy SQL scripts to a warehouse, with reports",
         description="Apply every .sql file of SRC_DIR (natural name order: 2_x.sql before "
         "10_x.sql) statement by statement to the warehouse. Function DDL is compiled and "
@@ -203,23 +209,6 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--dialect", required=True, choices=sorted(DIALECTS))
     p.add_argument("src", metavar="SRC_DIR", help="folder of .sql migration scripts")
-    p.add_argument(
-        "--warehouse", metavar="DIR", help=f"warehouse folder or URL (default: ${WAREHOUSE_ENV})"
-    )
-    p.add_argument(
-        "--catalog",
-        metavar="URL",
-        help="SQL catalog: a SQLAlchemy URL, or 'sqlite' for WAREHOUSE/catalog.db "
-        f"(default: ${CATALOG_ENV}; none: the files decide)",
-    )
-    p.add_argument(
-        "--namespace",
-        default=DEFAULT_NAMESPACE,
-        metavar="NS",
-        help=f"namespace of unqualified names (default: {DEFAULT_NAMESPACE}; a Spark USE "
-        "changes it for the rest of its file)",
-    )
-    p.add_argument("--no-cache", action="store_true", help="do not cache parsed metadata")
     p.add_argument("--report-json", metavar="FILE", help="write the JSON report here")
     p.add_argument("--report-md", metavar="FILE", help="write the Markdown report here")
     p.add_argument("--report-html", metavar="FILE", help="write the HTML report here")

@@ -242,7 +242,10 @@ def _emit_file(args: argparse.Namespace) -> Any:
 # parsers
 
 
-def _common() -> argparse.ArgumentParser:
+def warehouse_parent(
+    namespace_help: str = f"namespace of unqualified names (default: {DEFAULT_NAMESPACE})",
+) -> argparse.ArgumentParser:
+    """``--warehouse --catalog --namespace --no-cache``: every command that opens a warehouse."""
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument(
         "--warehouse", metavar="DIR", help=f"warehouse folder or URL (default: ${WAREHOUSE_ENV})"
@@ -257,7 +260,7 @@ def _common() -> argparse.ArgumentParser:
         "--namespace",
         default=DEFAULT_NAMESPACE,
         metavar="NS",
-        help=f"namespace of unqualified names (default: {DEFAULT_NAMESPACE})",
+        help=namespace_help,
     )
     p.add_argument("--no-cache", action="store_true", help="do not cache parsed metadata")
     return p
@@ -304,7 +307,7 @@ def _time_travel_args(
 
 def register(subparsers: Any) -> None:
     """Add the warehouse commands to ``iceberg-udf``'s subparsers."""
-    common, resolution = _common(), _resolution()
+    common, resolution = warehouse_parent(), _resolution()
 
     p = subparsers.add_parser(
         "apply",
