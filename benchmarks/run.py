@@ -1,6 +1,7 @@
 """Run every benchmark, print the tables and write them to ``benchmarks/results.md``.
 
-    .venv/bin/python -m benchmarks            # everything (about 8 minutes on 2 cores)
+    .venv/bin/python -m benchmarks            # everything (about 9 minutes on 2 cores)
+    .venv/bin/python -m benchmarks --tracemalloc   # and trace Python allocations (+2 minutes)
     .venv/bin/python -m benchmarks --quick    # 2,000 statements, merges up to 10k, no Spark
 
 Each measurement runs in its own process (``benchmarks.throughput``, ``benchmarks.merge_scaling``,
@@ -125,16 +126,19 @@ def throughput_section(runs: list[dict[str, Any]]) -> str:
 
 
 def memory_section(m: dict[str, Any]) -> str:
-    return "\n".join(
-        [
-            f"Compiling the whole corpus ({m['scripts']:,} scripts) and keeping every result: "
-            f"peak traced Python allocations **{m['traced_peak_bytes'] / 2**20:.0f} MiB** "
-            f"(tracemalloc; {m['traced_retained_bytes'] / 2**20:.0f} MiB still held by the "
-            f"results), process peak RSS **{m['maxrss_kb'] / 1024:.0f} MiB** "
-            f"({m['maxrss_before_kb'] / 1024:.0f} MiB after imports and the warm-up, before "
-            f"compiling).",
-        ]
+    text = (
+        f"Compiling the whole corpus ({m['scripts']:,} scripts) and keeping every result: "
+        f"process peak RSS **{m['maxrss_kb'] / 1024:.0f} MiB** "
+        f"({m['maxrss_before_kb'] / 1024:.0f} MiB after imports and the warm-up, before "
+        "compiling)"
     )
+    if "traced_peak_bytes" in m:
+        text += (
+            f"; peak traced Python allocations **{m['traced_peak_bytes'] / 2**20:.0f} MiB** "
+            f"(tracemalloc; {m['traced_retained_bytes'] / 2**20:.0f} MiB still held by the "
+            "results)"
+        )
+    return text + "."
 
 
 def merge_section(m: dict[str, Any]) -> str:
@@ -179,12 +183,13 @@ def merge_section(m: dict[str, Any]) -> str:
 
 
 def spark_section(runs: list[dict[str, Any]]) -> str:
+    # The single-process run is the same work in each process: its fastest time is the reference.
+    single = min(r["single_process_s"] for r in runs)
     header = [
         "master",
         "compile_dataframe: s",
         "statements/s",
-        "single process (driver): s",
-        "speed-up vs single process",
+        "vs single process",
         "results equal single process",
     ]
     rows = [
@@ -192,23 +197,24 @@ def spark_section(runs: list[dict[str, Any]]) -> str:
             f"`{r['master']}`",
             _s(r["spark_s"]),
             f"{r['statements'] / r['spark_s']:,.0f}",
-            _s(r["single_process_s"]),
-            f"{r['single_process_s'] / r['spark_s']:.2f}x",
+            f"{single / r['spark_s']:.2f}x",
             "yes" if r["equal"] else f"**NO** ({', '.join(r['mismatched'])})",
         ]
         for r in runs
     ]
     r0 = runs[0]
-    return "\n".join(
-        [
-            f"{r0['rows']:,} rows (one script each, {r0['statements']:,} statements), "
-            f"{r0['partitions']} partitions, one DataFrame per dialect; session start-up "
-            f"({_s(r0['startup_s'])} s) not included; executors start their Python workers inside "
-            "the time.",
-            "",
-            _table(header, rows),
-        ]
-    )
+    lines = [
+        f"{r0['rows']:,} rows (one script each, {r0['statements']:,} statements), "
+        f"{r0['partitions']} partitions, one DataFrame per dialect; session start-up "
+        f"({_s(r0['startup_s'])} s) not included; executors start their Python workers inside "
+        f"the time. Single process (`compile_script` per row on the driver, same contexts): "
+        f"{_s(single)} s ({r0['statements'] / single:,.0f} statements/s).",
+        "",
+        _table(header, rows),
+    ]
+    if len(runs) == 2:
+        lines += ["", f"`local[2]` / `local[1]`: {runs[0]['spark_s'] / runs[1]['spark_s']:.2f}x."]
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,6 +225,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="a small run, to try the scripts out")
     ap.add_argument("--statements", type=int, default=None)
     ap.add_argument("--no-spark", action="store_true")
+    ap.add_argument(
+        "--tracemalloc", action="store_true", help="also trace Python allocations (+2 minutes)"
+    )
     ap.add_argument("--out", type=Path, default=HERE / "results.md")
     args = ap.parse_args()
     n = args.statements or (2_000 if args.quick else 10_000)
@@ -239,7 +248,9 @@ def main() -> None:
     if fast is not None:
         runs.append(_run("throughput", "--build", "installed", "--statements", str(n)))
     print("memory", file=sys.stderr)
-    memory = _run("throughput", "--memory", "--statements", str(n))
+    memory = _run(
+        "throughput", "--memory", "--statements", str(n), *(["--tracemalloc"] * args.tracemalloc)
+    )
     print("merge scaling", file=sys.stderr)
     merges = _run("merge_scaling", "--sizes", sizes)
     spark_runs: list[dict[str, Any]] = []
@@ -256,7 +267,9 @@ def main() -> None:
         f"{platform.python_version()}, sqlglot {sg}, sqlglotc {fast or 'not installed'}, lark "
         f"{_version('lark')}, pydantic {_version('pydantic')}. Written by `python -m benchmarks`"
         f" in {time.perf_counter() - started:.0f} s; see `benchmarks/README.md` for what is "
-        "measured.",
+        "measured. Times on this 2-vCPU VM vary by 10-20% from run to run: ratios within one "
+        "column are measured interleaved in one process and are the stable figures; figures "
+        "across columns or sections come from separate processes.",
         "",
         "## Compile and emit throughput",
         "",
