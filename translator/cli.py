@@ -14,7 +14,12 @@ from importlib import import_module
 from pathlib import Path
 
 from translator import __version__
-from translator.cli_args import UsageError, compile_options, compile_options_parent
+from translator.cli_args import (
+    UsageError,
+    compile_options,
+    compile_options_parent,
+    read_sources,
+)
 from translator.dialects import DIALECTS
 from translator.errors import Diagnostic, MetadataError, TranslatorError, format_diagnostic
 from translator.fileio import atomic_write
@@ -46,17 +51,6 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK if all_ok else EXIT_INPUT
 
 
-def _read_sources(paths: Sequence[str]) -> list[tuple[str, str]]:
-    """(display name, text) of each SQL source; ``-`` is standard input."""
-    out = []
-    for p in paths:
-        if p == "-":
-            out.append(("<stdin>", sys.stdin.read()))
-        else:
-            out.append((p, Path(p).read_text(encoding="utf-8")))
-    return out
-
-
 def _report(errors: Sequence[TranslatorError], warnings: Sequence[Diagnostic]) -> None:
     for w in warnings:
         print(str(w), file=sys.stderr)
@@ -70,11 +64,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
     if args.output and args.output_dir:
         raise UsageError("--output and --output-dir exclude each other")
-    try:
-        sources = _read_sources(args.sql)
-    except OSError as e:
-        print(f"iceberg-udf: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
-        return EXIT_INPUT
+    sources = read_sources(args.sql)
     existing = None
     if args.into:
         try:
@@ -154,11 +144,7 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
 
     if args.source == args.to:
         raise UsageError("--from and --to name the same dialect")
-    try:
-        sources = _read_sources(args.sql)
-    except OSError as e:
-        print(f"iceberg-udf: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
-        return EXIT_INPUT
+    sources = read_sources(args.sql)
     errors: list[TranslatorError] = []
     warnings: list[Diagnostic] = []
     out: list[str] = []

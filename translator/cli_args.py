@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TypeVar
 
 from translator.compile import CompileOptions
 from translator.dialects import DIALECTS
+from translator.errors import TranslatorError
 
-__all__ = ["UsageError", "compile_options", "compile_options_parent"]
+__all__ = ["UsageError", "compile_options", "compile_options_parent", "read_sources"]
 
 
 class UsageError(Exception):
@@ -44,3 +48,22 @@ def compile_options(args: argparse.Namespace) -> CompileOptions:
         transpile=not args.no_transpile,
         attach=args.attach,
     )
+
+
+def read_sources(paths: Sequence[str]) -> list[tuple[str, str]]:
+    """(display name, text) of each SQL source; ``-`` is standard input.
+
+    An unreadable file is bad input (exit 1), reported by the CLI like any other error.
+    """
+    out = []
+    for p in paths:
+        if p == "-":
+            out.append(("<stdin>", sys.stdin.read()))
+            continue
+        try:
+            out.append((p, Path(p).read_text(encoding="utf-8")))
+        except OSError as e:
+            raise TranslatorError(f"cannot read {p}: {e.strerror}") from None
+        except UnicodeDecodeError as e:
+            raise TranslatorError(f"cannot read {p}: not UTF-8 text ({e.reason})") from None
+    return out

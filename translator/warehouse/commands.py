@@ -15,7 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from translator.cli_args import UsageError, compile_options, compile_options_parent
+from translator.cli_args import (
+    UsageError,
+    compile_options,
+    compile_options_parent,
+    read_sources,
+)
 from translator.dialects import DIALECTS
 from translator.errors import Diagnostic, MetadataError, format_diagnostic
 from translator.warehouse.layout import DEFAULT_NAMESPACE
@@ -63,26 +68,12 @@ def _print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
-def _read_sources(paths: Sequence[str]) -> list[tuple[str, str]]:
-    out = []
-    for p in paths:
-        if p == "-":
-            out.append(("<stdin>", sys.stdin.read()))
-        else:
-            out.append((p, Path(p).read_text(encoding="utf-8")))
-    return out
-
-
 # --------------------------------------------------------------------------------------------
 # handlers
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
-    try:
-        sources = _read_sources(args.sql)
-    except OSError as e:
-        print(f"iceberg-udf: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
-        return EXIT_INPUT
+    sources = read_sources(args.sql)
     options = compile_options(args)
     with _warehouse(args) as wh:
         result = wh.apply(
