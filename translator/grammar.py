@@ -10,7 +10,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from translator.errors import Position, SqlSyntaxError, position_at
 
-__all__ = ["grammar_text", "load_parser", "parse_with"]
+__all__ = ["grammar_text", "load_parser", "parse_with", "readable_expected"]
 
 
 def grammar_text(name: str) -> str:
@@ -59,7 +59,7 @@ def _syntax_error(
     else:  # pragma: no cover - lark has no other kinds today
         offset = getattr(e, "pos_in_stream", 0) or 0
         found = "input"
-    expected = _readable_expected(
+    expected = readable_expected(
         parser, getattr(e, "expected", None) or getattr(e, "allowed", None)
     )
     pos = position_at(text, offset, base=base)
@@ -71,7 +71,8 @@ def _syntax_error(
     return SqlSyntaxError(f"unexpected {found}", pos, source_line=line, expected=expected)
 
 
-def _readable_expected(parser: Lark, names: object) -> tuple[str, ...]:
+def readable_expected(parser: Lark, names: object) -> tuple[str, ...]:
+    """Terminal names as a reader knows them (keywords, punctuation); every dialect uses it."""
     if not names:
         return ()
     out: set[str] = set()

@@ -37,10 +37,7 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
-
-# _readable_expected is grammar.py's terminal-name formatting, reused so both front ends print
-# expected tokens alike.
-from translator.grammar import _readable_expected, load_parser, parse_with
+from translator.grammar import load_parser, parse_with, readable_expected
 from translator.ir import Body, CreateFunction, DropFunction, Parameter, Statement
 from translator.script import SPARK, Lexical, StatementText
 from translator.script import Token as ScriptToken
@@ -148,7 +145,7 @@ def _parse(text: str, base: Position | None, start: str) -> Tree[Token]:
         return parse_with(parser, text, base)  # raises the positioned SqlSyntaxError
     except SqlSyntaxError as err:
         if accepted:
-            shown = [_show_expected(n) for n in _readable_expected(parser, accepted)]
+            shown = [_show_expected(n) for n in readable_expected(parser, accepted)]
             if "identifier" in shown:  # IF is only there as a word usable as a name
                 shown = [n for n in shown if n != "IF"]
             err.expected = tuple(shown)
