@@ -272,19 +272,9 @@ def _copy_value(value: Any, memo: dict[int, Any]) -> Any:
         m = cls.__new__(cls)
         memo[id(value)] = m
         setattr_ = object.__setattr__
-        # the two dicts as copy.deepcopy copies them (registered in the memo first)
+        # the two dicts as copy.deepcopy copies them (the dict branch above memoizes them)
         for name in ("__dict__", "__pydantic_extra__"):
-            src = getattr(value, name)
-            if type(src) is not dict:
-                setattr_(m, name, _copy_value(src, memo))
-                continue
-            dst: dict[Any, Any] = {}
-            memo[id(src)] = dst
-            for k, v in src.items():
-                if type(k) not in atomic:
-                    k = _copy_value(k, memo)
-                dst[k] = v if type(v) in atomic else _copy_value(v, memo)
-            setattr_(m, name, dst)
+            setattr_(m, name, _copy_value(getattr(value, name), memo))
         setattr_(m, "__pydantic_fields_set__", copy.copy(value.__pydantic_fields_set__))
         setattr_(m, "__pydantic_private__", None)
         return m
