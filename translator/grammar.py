@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 
@@ -52,7 +53,7 @@ def _syntax_error(
         found = "end of statement"
     elif isinstance(e, UnexpectedToken):
         offset = e.token.start_pos or 0
-        found = repr(str(e.token))
+        found = repr(_first_piece(str(e.token)) if e.token.type == BODY else str(e.token))
     elif isinstance(e, UnexpectedCharacters):
         offset = e.pos_in_stream or 0
         found = repr(text[offset])
@@ -69,6 +70,17 @@ def _syntax_error(
         # The statement's first line is shown as it stands in the script, so the caret lines up.
         line = " " * (base.column - 1) + line
     return SqlSyntaxError(f"unexpected {found}", pos, source_line=line, expected=expected)
+
+
+#: The catch-all terminal of a routine body (the rest of the statement). Out of its place lark
+#: still lexes it while looking for a better error, so only its first piece is named.
+BODY = "BODY"
+_PIECE = re.compile(r"[^\W\d]\w*|\d+|`[^`]*`?|\S")
+
+
+def _first_piece(text: str) -> str:
+    m = _PIECE.match(text)
+    return m.group() if m else text[:1]
 
 
 def readable_expected(parser: Lark, names: object) -> tuple[str, ...]:

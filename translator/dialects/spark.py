@@ -22,10 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain, pairwise
 from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn
 
 from lark import Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import UnexpectedInput, VisitError
 from lark.tree import Meta
 
 from translator.bodies import parse_body
@@ -138,9 +139,6 @@ def _parse(text: str, base: Position | None, start: str) -> Tree[Token]:
         return parser.parse(text)
     except UnexpectedInput as e:
         accepted = _accepted(e)
-        # Outside its place, the catch-all BODY terminal would swallow the rest of the statement
-        # as the "unexpected" token: name only the first piece of it.
-        swallowed = isinstance(e, UnexpectedToken) and e.token.type == "BODY"
     try:
         return parse_with(parser, text, base)  # raises the positioned SqlSyntaxError
     except SqlSyntaxError as err:
@@ -149,19 +147,7 @@ def _parse(text: str, base: Position | None, start: str) -> Tree[Token]:
             if "identifier" in shown:  # IF is only there as a word usable as a name
                 shown = [n for n in shown if n != "IF"]
             err.expected = tuple(shown)
-        if swallowed and err.position is not None:
-            local = err.position.offset - (base.offset if base is not None else 0)
-            err.message = f"unexpected {_first_piece(text[local:])!r}"
-            err.args = (err.message,)
         raise
-
-
-_PIECE = re.compile(r"[^\W\d]\w*|\d+|`[^`]*`?|\S")
-
-
-def _first_piece(text: str) -> str:
-    m = _PIECE.match(text)
-    return m.group() if m else text[:1]
 
 
 def _show_expected(name: str) -> str:
@@ -205,17 +191,19 @@ def _refuse_non_sql(stmt: StatementText) -> None:
     Only the header is looked at: tokens before the first top-level ``RETURN``. ``AS`` never
     appears at the top level of a SQL function's header, and a ``$$`` string never does either.
     """
-    words = stmt.words
-    if not words or words[0].upper != "CREATE":
+    words = stmt.iter_words()
+    first = next(words, None)
+    if first is None or first.upper != "CREATE":
         return
     depth = 0
-    for k, tok in enumerate(words):
+    for tok, nxt in pairwise(chain((first,), words, (None,))):
+        assert tok is not None  # only the last pair's second is None
         if tok.kind == "punct" and tok.text in "()":
             depth += 1 if tok.text == "(" else -1
             continue
         if depth > 0:
             continue
-        reason = _non_sql_reason(tok, words[k + 1] if k + 1 < len(words) else None)
+        reason = _non_sql_reason(tok, nxt)
         if reason == "":
             return
         if reason is not None:

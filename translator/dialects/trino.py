@@ -480,11 +480,12 @@ class _Builder(Transformer[Token, Any]):
         ends_in_return = isinstance(last, Tree) and last.data == "return_stmt"
         return _Span(start, end, ends_in_return=ends_in_return)
 
-    def return_body(self, children: list[Any]) -> _BodyPart:
-        span: _Span = children[1]
-        first = span.tokens[0] if span.tokens else None
-        is_query = first is not None and first.type == "NAME" and first.upper() in _QUERY_WORDS
-        return _BodyPart("query" if is_query else "expression", span, _start(children[0]))
+    def return_body(self, children: list[Token]) -> _BodyPart:
+        keyword, body = children
+        first = _FIRST_WORD.match(body.value)
+        is_query = first is not None and first.group().upper() in _QUERY_WORDS
+        span = _Span(_start(body), _end(body))
+        return _BodyPart("query" if is_query else "expression", span, _start(keyword))
 
     def compound_body(self, children: list[_Span]) -> _BodyPart:
         return _BodyPart("compound", children[0], children[0].start)
@@ -542,6 +543,8 @@ def _top_level(tokens: tuple[Token, ...]) -> list[Token]:
 
 
 _QUERY_WORDS = frozenset({"SELECT", "WITH", "VALUES", "TABLE"})
+#: A RETURN body's first word (a body that opens with "(" is an expression: no match).
+_FIRST_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\b")
 
 
 _E = TypeVar("_E", bound=TranslatorError)
@@ -729,6 +732,8 @@ class _FunctionAssembler:
                 )
             )
         ast, parse_error = parse_body(text, part.kind, NAME)
+        if ast is None and part.kind != "compound":
+            _check_return_shape(self.b, part.span)
         return Body(
             text=text,
             kind=part.kind,  # type: ignore[arg-type]  # expression, query or compound here
@@ -739,6 +744,25 @@ class _FunctionAssembler:
 
     def warn_not_trino(self, message: str, offset: int) -> None:
         self.warnings.append(Diagnostic("not-trino-syntax", message, self.b.position(offset)))
+
+
+def _check_return_shape(b: _Builder, span: _Span) -> None:
+    """Where sqlglot cannot read a RETURN body, the grammar's opaque expression rule places
+    the syntax error (an unbalanced parenthesis, a stray character) in the script, as for any
+    other part of the statement. A body of the right shape stays a body sqlglot cannot read.
+    """
+    text = b.text[span.start : span.end]
+    parser = load_parser(NAME, "return_check")
+    try:
+        parse_with(parser, text)
+    except SqlSyntaxError as e:
+        readable = _readable(e, parser, text, None)
+        offset = span.start + (readable.position.offset if readable.position else 0)
+        error = _error(SqlSyntaxError, readable.message, b.text, offset, b.base)
+        error.expected = readable.expected
+        raise error from None
+    except RecursionError:
+        raise _too_deep(b.base) from None
 
 
 def _offset_of(d: Diagnostic) -> int:
