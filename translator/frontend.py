@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 
 from translator.dialects import get_dialect
 from translator.errors import TranslatorError
@@ -29,10 +30,10 @@ _CREATE_MODIFIERS = frozenset({"OR", "REPLACE", "TEMPORARY", "TEMP"})
 
 def is_function_ddl(stmt: StatementText) -> bool:
     """``CREATE [OR REPLACE] [TEMPORARY] FUNCTION`` or ``DROP [TEMPORARY] FUNCTION``."""
-    words = stmt.words
+    words = list(islice(stmt.iter_words(), 5))
     if not words or words[0].kind != "word" or words[0].upper not in ("CREATE", "DROP"):
         return False
-    for tok in words[1:5]:
+    for tok in words[1:]:
         if tok.kind != "word":
             return False
         if tok.upper == "FUNCTION":
@@ -53,8 +54,8 @@ def parse_script(sql: str, dialect: str, *, file: str | None = None) -> ParsedSc
         return result
     for piece in pieces:
         if not is_function_ddl(piece):
-            words = piece.words
-            head = " ".join(t.upper for t in words[:2] if t.kind == "word") or piece.text[:20]
+            words = islice(piece.iter_words(), 2)
+            head = " ".join(t.upper for t in words if t.kind == "word") or piece.text[:20]
             result.statements.append(
                 SkippedStatement(piece.text, f"not function DDL ({head})", piece.position)
             )

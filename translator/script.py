@@ -8,7 +8,7 @@ The scanner is lexical only; grammar work is the dialect front ends' job.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -198,19 +198,63 @@ def _unterminated(text: str, i: int, what: str, closer: str, file: str | None) -
     )
 
 
-@dataclass(frozen=True, slots=True)
 class StatementText:
-    """One statement's text (without its ``;``) and where it starts in the script."""
+    """One statement's text (without its ``;``) and where it starts in the script.
 
-    text: str
-    position: Position
-    #: The statement's tokens (offsets relative to ``text``), comments and spaces included.
-    tokens: tuple[Token, ...]
+    Its tokens are made only when asked for: most of a statement is a routine body that the
+    front end hands on as text, so tokenising it into objects would be wasted work.
+    """
+
+    __slots__ = ("_base", "_spans", "_tokens", "position", "text")
+
+    def __init__(
+        self,
+        text: str,
+        position: Position,
+        spans: Sequence[tuple[str, int, int]],
+        base: int = 0,
+    ) -> None:
+        self.text = text
+        self.position = position
+        #: ``(kind, start, end)`` of every token; ``base`` is subtracted from the offsets.
+        self._spans = spans
+        self._base = base
+        self._tokens: tuple[Token, ...] | None = None
+
+    def __repr__(self) -> str:
+        return f"StatementText({self.text!r}, {self.position!r})"
+
+    @property
+    def tokens(self) -> tuple[Token, ...]:
+        """The statement's tokens (offsets relative to ``text``), comments and spaces included."""
+        if self._tokens is None:
+            self._tokens = tuple(_make_tokens(self.text, self._spans, self._base))
+        return self._tokens
 
     @property
     def words(self) -> list[Token]:
         """Significant tokens only: no spaces, no comments."""
-        return [t for t in self.tokens if t.kind not in ("space", "comment")]
+        return [t for t in self.tokens if t.kind not in _INSIGNIFICANT]
+
+    def iter_words(self) -> Iterator[Token]:
+        """:attr:`words` one at a time, made as they are taken: for looking at a header only."""
+        if self._tokens is not None:
+            return (t for t in self._tokens if t.kind not in _INSIGNIFICANT)
+        spans = (sp for sp in self._spans if sp[0] not in _INSIGNIFICANT)
+        return _make_tokens(self.text, spans, self._base)
+
+
+def _make_tokens(text: str, spans: Iterable[tuple[str, int, int]], base: int) -> Iterator[Token]:
+    new, set_kind, set_start, set_end, set_text = _new, _set_kind, _set_start, _set_end, _set_text
+    for kind, s, e in spans:
+        # Token(kind, s - base, e - base, ...), without the frozen dataclass's __init__
+        s, e = s - base, e - base
+        tok = new(Token)
+        set_kind(tok, kind)
+        set_start(tok, s)
+        set_end(tok, e)
+        set_text(tok, text[s:e])
+        yield tok
 
 
 # After END these words close a compound statement of that kind, not a BEGIN block.
@@ -235,7 +279,8 @@ def split_statements(
     prev_word = ""
     for k, (kind, s, e) in enumerate(spans):
         if kind == "word":
-            w = script[s:e].upper()
+            # Only FUNCTION, BEGIN, CASE and END matter (prev_word is only compared with END).
+            w = script[s:e].upper() if e - s in _KEYWORD_LENGTHS else ""
             if w == "FUNCTION":
                 in_function = True
             elif in_function and w == "BEGIN":
@@ -257,6 +302,7 @@ def split_statements(
 
 
 _INSIGNIFICANT = frozenset({"space", "comment"})
+_KEYWORD_LENGTHS = frozenset(len(w) for w in ("FUNCTION", "BEGIN", "CASE", "END"))
 
 
 def _next_word(script: str, spans: list[tuple[str, int, int]], k: int) -> str:
@@ -309,17 +355,7 @@ def _emit(
     # A statement starts at its first significant token: leading comments belong to no one.
     base, end = spans[first][1], spans[last][2]
     text = script[base:end]
-    rel = []
-    new, set_kind, set_start, set_end, set_text = _new, _set_kind, _set_start, _set_end, _set_text
-    for kind, s, e in spans[first : last + 1]:
-        # Token(kind, s - base, e - base, script[s:e]), without the frozen dataclass's __init__
-        tok = new(Token)
-        set_kind(tok, kind)
-        set_start(tok, s - base)
-        set_end(tok, e - base)
-        set_text(tok, script[s:e])
-        rel.append(tok)
-    out.append(StatementText(text, lines.position(base), tuple(rel)))
+    out.append(StatementText(text, lines.position(base), spans[first : last + 1], base))
 
 
 # Tokens are made by the million: their slots are filled directly, which is what the generated
