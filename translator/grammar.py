@@ -20,18 +20,20 @@ def grammar_text(name: str) -> str:
 
 
 @cache
-def load_parser(name: str, start: str = "start") -> Lark:
+def load_parser(name: str, start: str = "start", *, positions: bool = True) -> Lark:
     """An LALR parser for ``grammars/<name>.lark``, built once per process.
 
-    ``propagate_positions`` gives every tree node its line, column and offsets, which the
-    Transformers turn into :class:`~translator.errors.Position` values.
+    ``positions`` (lark's ``propagate_positions``) gives every tree node its line, column and
+    offsets, which the Transformers turn into :class:`~translator.errors.Position` values. It
+    costs about a third of the parse: a Transformer that takes positions from its tokens and
+    its children's values does without it.
     """
     return Lark(
         grammar_text(name),
         parser="lalr",
         lexer="contextual",
         start=start,
-        propagate_positions=True,
+        propagate_positions=positions,
         maybe_placeholders=True,
         cache=False,
     )
