@@ -172,3 +172,14 @@ def test_no_transpile_and_targets() -> None:
         "trino",
         "spark",
     ]
+
+
+def test_an_unchanged_replace_is_not_transpiled_again() -> None:
+    """A deploy run twice writes nothing, so it says nothing about representations either."""
+    ddl = "CREATE OR REPLACE FUNCTION f(x INT) RETURNS TABLE (y INT) RETURN SELECT x AS y;\n"
+    first = compile_script(ddl, "spark", context=fixed_context())
+    assert [w.code for w in first.warnings] == ["no-representation"]  # no Trino table functions
+    again = compile_script(ddl, "spark", into=first.functions, context=fixed_context())
+    assert [c.action for c in again.changes] == ["unchanged"]
+    assert again.warnings == []
+    assert again.functions == first.functions

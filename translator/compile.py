@@ -30,6 +30,8 @@ __all__ = [
     "Context",
     "new_definition",
     "new_version",
+    "representations",
+    "source_representation",
     "statement_properties",
 ]
 
@@ -65,11 +67,16 @@ class CompileOptions:
         return tuple(d for d in wanted if d != source)
 
 
+def source_representation(stmt: CreateFunction) -> SqlRepresentation:
+    """The body as written, in the statement's own dialect."""
+    return SqlRepresentation(type="sql", dialect=stmt.dialect, sql=stmt.body.text)
+
+
 def representations(
     stmt: CreateFunction, options: CompileOptions
 ) -> tuple[list[SqlRepresentation], list[Diagnostic]]:
     """The source body as written, plus every target dialect it validly transpiles to."""
-    reps = [SqlRepresentation(type="sql", dialect=stmt.dialect, sql=stmt.body.text)]
+    reps = [source_representation(stmt)]
     warnings: list[Diagnostic] = []
     names = [p.name for p in stmt.parameters]
     for target in options.target_dialects(stmt.dialect):

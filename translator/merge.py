@@ -26,6 +26,7 @@ from translator.compile import (
     new_parameters,
     new_version,
     representations,
+    source_representation,
     statement_properties,
 )
 from translator.errors import Diagnostic, MergeError, TranslatorError, UnsupportedError
@@ -186,10 +187,22 @@ def _create(
             stmt.position,
         )
 
-    reps, rep_warnings = representations(stmt, options)
-    warnings += rep_warnings
     deterministic_default = DETERMINISTIC_DEFAULT.get(stmt.dialect, False)
     props = statement_properties(stmt)
+    prop_warnings = [] if meta is None else _merge_properties(meta, props, stmt)
+    if (
+        existing is not None
+        and not prop_warnings
+        and _unchanged(existing, stmt, deterministic_default)
+    ):
+        # CREATE OR REPLACE of what is already current (a deploy run twice): no new version,
+        # so nothing is transpiled either.
+        detail = "body, characteristics and docs are unchanged"
+        change = Change("unchanged", key, def_id, existing.current_version_id, detail)
+        return meta, change, warnings
+
+    reps, rep_warnings = representations(stmt, options)
+    warnings += rep_warnings
 
     if meta is None:
         ts = ctx.clock()
@@ -209,7 +222,6 @@ def _create(
         _log(meta, ts)
         return meta, Change("created-function", key, def_id, 1), warnings
 
-    prop_warnings = _merge_properties(meta, props, stmt)
     if existing is None:
         ts = _next_timestamp(meta, ctx)
         version = new_version(stmt, 1, ts, reps, deterministic_default)
@@ -217,27 +229,7 @@ def _create(
         _log(meta, ts)
         return meta, Change("added-definition", key, def_id, 1), warnings + prop_warnings
 
-    # CREATE OR REPLACE of a known signature.
-    current = existing.current_version
-    candidate = new_version(
-        stmt, current.version_id, current.timestamp_ms, reps, deterministic_default
-    )
-    if (
-        _same_version(current, candidate, stmt.dialect)
-        and _same_docs(existing, stmt)
-        and not (prop_warnings)
-    ):
-        return (
-            meta,
-            Change(
-                "unchanged",
-                key,
-                def_id,
-                current.version_id,
-                "body, characteristics and docs are unchanged",
-            ),
-            warnings,
-        )
+    # CREATE OR REPLACE of a known signature, with something changed.
     ts = _next_timestamp(meta, ctx)
     next_id = max(v.version_id for v in existing.versions) + 1
     existing.versions.append(new_version(stmt, next_id, ts, reps, deterministic_default))
@@ -330,6 +322,23 @@ def _attach(
         ),
         warnings,
     )
+
+
+def _unchanged(existing: Definition, stmt: CreateFunction, deterministic_default: bool) -> bool:
+    """Whether re-running ``stmt`` would write what the current version and docs already say.
+
+    Only the statement's own dialect is compared (its body as written, its characteristics), so
+    the question is answered before any transpiling.
+    """
+    current = existing.current_version
+    candidate = new_version(
+        stmt,
+        current.version_id,
+        current.timestamp_ms,
+        [source_representation(stmt)],
+        deterministic_default,
+    )
+    return _same_version(current, candidate, stmt.dialect) and _same_docs(existing, stmt)
 
 
 def _same_version(current: DefinitionVersion, candidate: DefinitionVersion, dialect: str) -> bool:
