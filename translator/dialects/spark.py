@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from itertools import chain, pairwise
 from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn
 
-from lark import Token, Transformer, Tree, v_args
+from lark import Token, Transformer, Tree
 from lark.exceptions import UnexpectedInput, VisitError
-from lark.tree import Meta
 
 from translator.bodies import parse_body
 from translator.errors import (
@@ -134,7 +133,7 @@ def _parse(text: str, base: Position | None, start: str) -> Tree[Token]:
     only fit elsewhere. On error the parse is replayed and each candidate is tried by lark's
     interactive parser (``accepts``), which leaves exactly the tokens that would be accepted.
     """
-    parser = load_parser("spark", start)
+    parser = load_parser("spark", start, positions=False)
     try:
         return parser.parse(text)
     except UnexpectedInput as e:
@@ -215,20 +214,31 @@ def _refuse_non_sql(stmt: StatementText) -> None:
 
 
 def _non_sql_reason(tok: ScriptToken, nxt: ScriptToken | None) -> str | None:
-    """The refusal reason for a top-level header token; ``""`` at RETURN (the body starts)."""
-    if tok.kind == "word" and tok.upper == "RETURN":
-        return ""
+    """The refusal reason for a top-level header token; ``""`` at RETURN (the body starts).
+
+    A word is upper-cased once: this runs on every header token of every statement.
+    """
     if tok.kind == "dollar":
-        return "a function whose body is a $$...$$ block (not a SQL RETURN) cannot be translated"
-    if tok.kind == "word" and tok.upper == "AS" and nxt is not None and nxt.kind == "dollar":
-        return "a function whose body is a $$...$$ block (not a SQL RETURN) cannot be translated"
-    if tok.kind == "word" and tok.upper == "AS":
+        return _DOLLAR_BODY
+    if tok.kind != "word":
+        return None
+    word = tok.upper
+    if word == "RETURN":
+        return ""
+    if word == "AS":
+        if nxt is not None and nxt.kind == "dollar":
+            return _DOLLAR_BODY
         what = f" {nxt.text}" if nxt is not None else ""
         return f"a function implemented by a class (AS{what}) cannot be translated"
-    if tok.kind == "word" and tok.upper == "LANGUAGE" and nxt is not None:
+    if word == "LANGUAGE" and nxt is not None:
         is_sql = nxt.kind == "word" and nxt.upper == "SQL"
         return None if is_sql else f"a LANGUAGE {nxt.text} function cannot be translated"
     return None
+
+
+_DOLLAR_BODY: Final = (
+    "a function whose body is a $$...$$ block (not a SQL RETURN) cannot be translated"
+)
 
 
 def _pos_in(stmt: StatementText, offset: int) -> Position:
@@ -247,18 +257,24 @@ def _source_line(text: str, offset: int, base: Position | None) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Intermediate values the Transformer passes upwards
+#
+# Every offset comes from a token or from a child's value: the parser runs without lark's
+# position tracking (``propagate_positions``), which would cost about a third of the parse.
+# They are not frozen: a frozen dataclass's __init__ costs about four times as much, and these
+# live only while one statement is built.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Name:
     """One identifier: its text (backquotes removed), whether it was quoted, and where."""
 
     text: str
     quoted: bool
     offset: int
+    end: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Clause:
     """One header clause. ``group`` names what may appear once (Spark's DUPLICATE_CLAUSES)."""
 
@@ -268,18 +284,18 @@ class _Clause:
     value: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Default:
     text: str
     offset: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _NotNull:
     offset: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Typed:
     """A parsed type and where it starts."""
 
@@ -287,16 +303,31 @@ class _Typed:
     offset: int
 
 
+@dataclass(slots=True)
+class _TypeArgs:
+    """A primitive type's ``(arg, ...)`` and where its ``)`` ends."""
+
+    args: list[Token]
+    end: int
+
+
+#: Where a piece of a DEFAULT expression starts and ends, so the whole can be sliced as written.
+_Span = tuple[int, int]
+
+
 # ---------------------------------------------------------------------------------------------
 # The Transformer: parse tree -> IR
 
 
-@v_args(meta=True)
 class _Builder(Transformer[Token, Any]):
-    """Builds the IR bottom-up. ``warnings`` collects lossy mappings as they are met."""
+    """Builds the IR bottom-up. ``warnings`` collects lossy mappings as they are met.
+
+    Methods take only ``children`` (no ``v_args``): lark then calls them directly instead of
+    through a wrapper made per node, and tokens are not visited (no method is named after one).
+    """
 
     def __init__(self, text: str, base: Position | None) -> None:
-        super().__init__()
+        super().__init__(visit_tokens=False)
         self.text = text
         self.base = base
         self.warnings: list[Diagnostic] = []
@@ -320,55 +351,55 @@ class _Builder(Transformer[Token, Any]):
     def warn(self, code: str, message: str, offset: int, *, lossy: bool = True) -> None:
         self.warnings.append(Diagnostic(code, message, self.position(offset), lossy=lossy))
 
-    def source(self, meta: Meta) -> str:
-        return self.text[meta.start_pos : meta.end_pos]
-
     # -- names -----------------------------------------------------------------------------
 
-    def ident(self, meta: Meta, children: list[Token]) -> _Name:
+    def ident(self, children: list[Token]) -> _Name:
         tok = children[0]
         if tok.type == "BACKQUOTED_IDENTIFIER":
             if tok == "``":  # Spark takes it; an Iceberg name must not be empty
                 self.fail(
                     UnsupportedError,
                     "an empty name (``) has no place in Iceberg metadata",
-                    meta.start_pos,
+                    _start(tok),
                 )
-            return _Name(tok[1:-1].replace("``", "`"), True, meta.start_pos)
-        return _Name(str(tok), False, meta.start_pos)
+            return _Name(tok[1:-1].replace("``", "`"), True, _start(tok), _end(tok))
+        return _Name(str(tok), False, _start(tok), _end(tok))
 
-    def function_name(self, meta: Meta, children: list[_Name]) -> tuple[_Name, ...]:
+    def function_name(self, children: list[_Name]) -> tuple[_Name, ...]:
         return tuple(children)
 
-    def identifier_clause(self, meta: Meta, children: list[Token]) -> tuple[_Name, ...]:
+    def identifier_clause(self, children: list[Token]) -> tuple[_Name, ...]:
         """``IDENTIFIER('db.fn')``: the string is read as a (possibly qualified) name."""
-        value = _unquote(str(children[1]))
-        parts = _split_name(value, meta.start_pos)
+        keyword, string = children
+        parts = _split_name(_unquote(str(string)), _start(keyword), _end(string))
         if parts is None:
             self.fail(
-                SqlSyntaxError, f"IDENTIFIER({children[1]}) is not a function name", meta.start_pos
+                SqlSyntaxError, f"IDENTIFIER({string}) is not a function name", _start(keyword)
             )
         return parts
 
     # -- types -----------------------------------------------------------------------------
 
-    def single_type(self, meta: Meta, children: list[_Typed]) -> IcebergType:
+    def single_type(self, children: list[_Typed]) -> IcebergType:
         return children[0].type
 
-    def array_type(self, meta: Meta, children: list[Any]) -> _Typed:
-        return _Typed(ListType(children[1].type), meta.start_pos)
+    def array_type(self, children: list[Any]) -> _Typed:
+        return _Typed(ListType(children[1].type), _start(children[0]))
 
-    def map_type(self, meta: Meta, children: list[Any]) -> _Typed:
-        return _Typed(MapType(children[1].type, children[2].type), meta.start_pos)
+    def map_type(self, children: list[Any]) -> _Typed:
+        return _Typed(MapType(children[1].type, children[2].type), _start(children[0]))
 
-    def struct_type(self, meta: Meta, children: list[Any]) -> _Typed:
-        fields = [c for c in children[1:] if isinstance(c, StructField)]
+    def struct_type(self, children: list[Any]) -> _Typed:
+        """Children keep their punctuation (``!`` in the grammar): the last is the ``>``."""
+        start = _start(children[0])
+        fields = [c for c in children if isinstance(c, StructField)]
         try:
-            return _Typed(StructType(fields), meta.start_pos)
+            return _Typed(StructType(fields), start)
         except TypeParseError as e:
-            self.fail(UnsupportedError, f"{self.source(meta)}: {e.message}", meta.start_pos)
+            source = self.text[start : _end(children[-1])]
+            self.fail(UnsupportedError, f"{source}: {e.message}", start)
 
-    def struct_field(self, meta: Meta, children: list[Any]) -> StructField:
+    def struct_field(self, children: list[Any]) -> StructField:
         name, typed, not_null, comment = children
         if not_null is not None:
             self.warn(
@@ -379,98 +410,114 @@ class _Builder(Transformer[Token, Any]):
             )
         return StructField(name.text, typed.type, comment.value if comment else None)
 
-    def not_null(self, meta: Meta, children: list[Token]) -> _NotNull:
-        return _NotNull(meta.start_pos)
+    def not_null(self, children: list[Token]) -> _NotNull:
+        return _NotNull(_start(children[0]))
 
-    def interval_type(self, meta: Meta, children: list[Any]) -> NoReturn:
+    def interval_type(self, children: list[Token | None]) -> NoReturn:
+        tokens = [t for t in children if t is not None]  # [TO IDENTIFIER] may be two Nones
+        start = _start(tokens[0])
         self.fail(
             UnsupportedError,
-            f"Spark type {_squash(self.source(meta))} has no Iceberg type "
+            f"Spark type {_squash(self.text[start : _end(tokens[-1])])} has no Iceberg type "
             "(Iceberg's Spark integration does not support intervals)",
-            meta.start_pos,
+            start,
         )
 
-    def type_args(self, meta: Meta, children: list[Token]) -> list[Token]:
-        return children
+    def type_args(self, children: list[Token]) -> _TypeArgs:
+        """Children keep their punctuation (``!`` in the grammar): ``(``, arg, ``,``, ... ``)``."""
+        return _TypeArgs(children[1:-1:2], _end(children[-1]))
 
-    def without_time_zone(self, meta: Meta, children: list[Token]) -> bool:
-        return True
+    def without_time_zone(self, children: list[Token]) -> int:
+        """Where ``ZONE`` ends (the primitive type's text may end there)."""
+        return _end(children[-1])
 
-    def collate(self, meta: Meta, children: list[Any]) -> _Name:
+    def collate(self, children: list[Any]) -> _Name:
         name: _Name = children[1]
         return name
 
-    def primitive_type(self, meta: Meta, children: list[Any]) -> _Typed:
-        name_tok, args, without_tz, collation = children
-        spelled = _squash(self.source(meta))
+    def primitive_type(self, children: list[Any]) -> _Typed:
+        name_tok: Token = children[0]
+        args: _TypeArgs | None = children[1]
+        without_tz: int | None = children[2]
+        collation: _Name | None = children[3]
+        start = _start(name_tok)
+        source = self.text[start : _primitive_end(name_tok, args, without_tz, collation)]
         mapped = _map_primitive(
-            _PrimitiveSpec(str(name_tok).upper(), args, bool(without_tz), collation, spelled),
-            lambda cls, msg: self.fail(cls, msg, meta.start_pos),
-            lambda msg: self.warn("lossy-type", msg, meta.start_pos),
+            _PrimitiveSpec(
+                str(name_tok).upper(),
+                args.args if args is not None else None,
+                without_tz is not None,
+                collation,
+                source,
+            ),
+            lambda cls, msg: self.fail(cls, msg, start),
+            lambda msg: self.warn("lossy-type", msg, start),
         )
-        return _Typed(mapped, meta.start_pos)
+        return _Typed(mapped, start)
 
     # -- clauses ---------------------------------------------------------------------------
 
-    def comment_clause(self, meta: Meta, children: list[Token]) -> _Clause:
-        return _Clause("comment", "COMMENT", meta.start_pos, _unquote(str(children[1])))
+    def comment_clause(self, children: list[Token]) -> _Clause:
+        return _Clause("comment", "COMMENT", _start(children[0]), _unquote(str(children[1])))
 
-    def returns_type(self, meta: Meta, children: list[Any]) -> _Clause:
-        return _Clause("returns", "RETURNS", meta.start_pos, children[1])
+    def returns_type(self, children: list[Any]) -> _Clause:
+        return _Clause("returns", "RETURNS", _start(children[0]), children[1])
 
-    def returns_table(self, meta: Meta, children: list[Any]) -> _Clause:
+    def returns_table(self, children: list[Any]) -> _Clause:
         columns = [c for c in children[2:] if c is not None]
-        table_at = children[1].start_pos
-        return _Clause("returns-table", "RETURNS", meta.start_pos, (columns or None, table_at))
+        table_at = _start(children[1])
+        return _Clause("returns-table", "RETURNS", _start(children[0]), (columns or None, table_at))
 
-    def returns_null(self, meta: Meta, children: list[Token]) -> _Clause:
-        return _Clause("returns-null", "NULL CALL", meta.start_pos)
+    def returns_null(self, children: list[Token]) -> _Clause:
+        return _Clause("returns-null", "NULL CALL", _start(children[0]))
 
-    def called_on_null(self, meta: Meta, children: list[Token]) -> _Clause:
-        return _Clause("called-on-null", "NULL CALL", meta.start_pos)
+    def called_on_null(self, children: list[Token]) -> _Clause:
+        return _Clause("called-on-null", "NULL CALL", _start(children[0]))
 
-    def language(self, meta: Meta, children: list[Any]) -> _Clause:
-        return _Clause("language", "LANGUAGE", meta.start_pos, children[1])
+    def language(self, children: list[Any]) -> _Clause:
+        return _Clause("language", "LANGUAGE", _start(children[0]), children[1])
 
-    def deterministic(self, meta: Meta, children: list[Token]) -> _Clause:
-        return _Clause("deterministic", "DETERMINISTIC", meta.start_pos, True)
+    def deterministic(self, children: list[Token]) -> _Clause:
+        return _Clause("deterministic", "DETERMINISTIC", _start(children[0]), True)
 
-    def not_deterministic(self, meta: Meta, children: list[Token]) -> _Clause:
-        return _Clause("deterministic", "DETERMINISTIC", meta.start_pos, False)
+    def not_deterministic(self, children: list[Token]) -> _Clause:
+        return _Clause("deterministic", "DETERMINISTIC", _start(children[0]), False)
 
-    def contains_sql(self, meta: Meta, children: list[Token]) -> _Clause:
-        return _Clause("data-access", "SQL DATA ACCESS", meta.start_pos, "CONTAINS SQL")
+    def contains_sql(self, children: list[Token]) -> _Clause:
+        return _Clause("data-access", "SQL DATA ACCESS", _start(children[0]), "CONTAINS SQL")
 
-    def reads_sql_data(self, meta: Meta, children: list[Token]) -> _Clause:
-        return _Clause("data-access", "SQL DATA ACCESS", meta.start_pos, "READS SQL DATA")
+    def reads_sql_data(self, children: list[Token]) -> _Clause:
+        return _Clause("data-access", "SQL DATA ACCESS", _start(children[0]), "READS SQL DATA")
 
-    def modifies_sql_data(self, meta: Meta, children: list[Token]) -> _Clause:
-        return _Clause("data-access", "SQL DATA ACCESS", meta.start_pos, "MODIFIES SQL DATA")
+    def modifies_sql_data(self, children: list[Token]) -> _Clause:
+        return _Clause("data-access", "SQL DATA ACCESS", _start(children[0]), "MODIFIES SQL DATA")
 
-    def no_sql(self, meta: Meta, children: list[Token]) -> _Clause:
-        return _Clause("data-access", "SQL DATA ACCESS", meta.start_pos, "NO SQL")
+    def no_sql(self, children: list[Token]) -> _Clause:
+        return _Clause("data-access", "SQL DATA ACCESS", _start(children[0]), "NO SQL")
 
-    def security(self, meta: Meta, children: list[Any]) -> _Clause:
-        return _Clause("security", "SQL SECURITY", meta.start_pos, children[2])
+    def security(self, children: list[Any]) -> _Clause:
+        return _Clause("security", "SQL SECURITY", _start(children[0]), children[2])
 
     # -- parameters and columns --------------------------------------------------------------
 
-    def default_expr(self, meta: Meta, children: list[Any]) -> str:
-        return self.source(meta)
+    def default_expr(self, children: list[_Span]) -> str:
+        return self.text[children[0][0] : children[-1][1]]
 
-    def default_clause(self, meta: Meta, children: list[Any]) -> _Default:
-        return _Default(children[1], meta.start_pos)
+    def default_clause(self, children: list[Any]) -> _Default:
+        return _Default(children[1], _start(children[0]))
 
-    def plain_token(self, meta: Meta, children: list[Token]) -> None:
-        return None
+    def plain_token(self, children: list[Token]) -> _Span:
+        return _start(children[0]), _end(children[0])
 
-    def paren_group(self, meta: Meta, children: list[Any]) -> None:
-        return None
+    def paren_group(self, children: list[Any]) -> _Span:
+        """Children keep their punctuation (``!`` in the grammar): from ``(`` to ``)``."""
+        return _start(children[0]), _end(children[-1])
 
-    def field_access(self, meta: Meta, children: list[Any]) -> None:
-        return None
+    def field_access(self, children: list[Token]) -> _Span:
+        """Children keep their punctuation (``!`` in the grammar): from ``.`` to the name."""
+        return _start(children[0]), _end(children[-1])
 
-    def param(self, meta: Meta, children: list[Any]) -> Parameter:
+    def param(self, children: list[Any]) -> Parameter:
         name, typed, *options = children
         defaults = [o for o in options if isinstance(o, _Default)]
         comments = [o for o in options if isinstance(o, _Clause)]
@@ -495,32 +542,29 @@ class _Builder(Transformer[Token, Any]):
             type=typed.type,
             doc=comments[0].value if comments else None,
             default=default.text if default else None,
-            position=self.position(meta.start_pos),
+            position=self.position(name.offset),
         )
 
-    def column(self, meta: Meta, children: list[Any]) -> tuple[StructField, int]:
+    def column(self, children: list[Any]) -> tuple[StructField, int]:
         name, typed, comment = children
         doc = comment.value if comment is not None else None
-        return StructField(name.text, typed.type, doc), meta.start_pos
+        return StructField(name.text, typed.type, doc), name.offset
 
     # -- statements --------------------------------------------------------------------------
 
-    def start(self, meta: Meta, children: list[Any]) -> Any:
-        return children[0]
-
-    def or_replace(self, meta: Meta, children: list[Token]) -> str:
+    def or_replace(self, children: list[Token]) -> str:
         return "OR REPLACE"
 
-    def temporary(self, meta: Meta, children: list[Token]) -> str:
+    def temporary(self, children: list[Token]) -> str:
         return "TEMPORARY"
 
-    def if_not_exists(self, meta: Meta, children: list[Token]) -> str:
+    def if_not_exists(self, children: list[Token]) -> str:
         return "IF NOT EXISTS"
 
-    def if_exists(self, meta: Meta, children: list[Token]) -> str:
+    def if_exists(self, children: list[Token]) -> str:
         return "IF EXISTS"
 
-    def drop_function(self, meta: Meta, children: list[Any]) -> DropFunction:
+    def drop_function(self, children: list[Any]) -> DropFunction:
         flags = {c for c in children if isinstance(c, str) and not isinstance(c, Token)}
         name = next(c for c in children if isinstance(c, tuple))
         parts = self.function_parts(name)
@@ -534,7 +578,7 @@ class _Builder(Transformer[Token, Any]):
             dialect="spark",
             if_exists="IF EXISTS" in flags,
             temporary="TEMPORARY" in flags,
-            position=self.position(meta.start_pos),
+            position=self.position(_start(children[0])),
         )
 
     def function_parts(self, name: tuple[_Name, ...]) -> tuple[str, ...]:
@@ -547,8 +591,29 @@ class _Builder(Transformer[Token, Any]):
             )
         return tuple(n.text if n.quoted else n.text.lower() for n in name)
 
-    def create_function(self, meta: Meta, children: list[Any]) -> CreateFunction:
-        return _CreateAssembler(self, meta, children).build()
+    def create_function(self, children: list[Any]) -> CreateFunction:
+        return _CreateAssembler(self, children).build()
+
+
+def _start(tok: Token) -> int:
+    """Where ``tok`` starts: lark types token offsets as optional; its lexer always sets them."""
+    return tok.start_pos or 0
+
+
+def _end(tok: Token) -> int:
+    """Where ``tok`` ends (see :func:`_start`)."""
+    return tok.end_pos or 0
+
+
+def _primitive_end(
+    name: Token, args: _TypeArgs | None, without_tz: int | None, collation: _Name | None
+) -> int:
+    """Where a primitive type's text ends: at its last part that is there."""
+    if collation is not None:
+        return collation.end
+    if without_tz is not None:
+        return without_tz
+    return args.end if args is not None else _end(name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -562,9 +627,9 @@ class _CreateAssembler:
     flags that Spark refuses together, the return type Iceberg needs) each want a small method.
     """
 
-    def __init__(self, b: _Builder, meta: Meta, children: list[Any]) -> None:
+    def __init__(self, b: _Builder, children: list[Any]) -> None:
         self.b = b
-        self.meta = meta
+        self.start: int = children[0].start_pos  # CREATE
         self.flags = {c for c in children if isinstance(c, str) and not isinstance(c, Token)}
         self.name: tuple[_Name, ...] = next(c for c in children if isinstance(c, tuple))
         self.params = [c for c in children if isinstance(c, Parameter)]
@@ -602,14 +667,14 @@ class _CreateAssembler:
             or_replace="OR REPLACE" in self.flags,
             if_not_exists="IF NOT EXISTS" in self.flags,
             temporary="TEMPORARY" in self.flags,
-            position=self.b.position(self.meta.start_pos),
+            position=self.b.position(self.start),
             positions=positions,
             warnings=tuple(sorted(self.b.warnings, key=_diagnostic_order)),
         )
 
     def check_flags(self, parts: tuple[str, ...]) -> None:
         """Combinations Spark's parser refuses (INVALID_SQL_SYNTAX.CREATE_*)."""
-        at = self.meta.start_pos
+        at = self.start
         if {"OR REPLACE", "IF NOT EXISTS"} <= self.flags:
             self.b.fail(SqlSyntaxError, "OR REPLACE and IF NOT EXISTS cannot be used together", at)
         if {"TEMPORARY", "IF NOT EXISTS"} <= self.flags:
@@ -745,13 +810,17 @@ _POSITION_KEYS: Final = {
 }
 
 
+#: A body's opening parentheses and first word (compiled once: every statement has a body).
+_BODY_START: Final = re.compile(r"\s*(\(*)\s*([A-Za-z_]+)")
+
+
 def _body_kind(text: str, table_function: bool) -> Literal["expression", "query"]:
     """``query`` for ``RETURN SELECT/WITH/VALUES/FROM/TABLE ...``, else ``expression``.
 
     A parenthesised body is an expression (a scalar subquery) in a scalar function and a query
     in a table function, which is how Spark reads ``RETURN (SELECT ...)`` in each.
     """
-    m = re.match(r"\s*(\(*)\s*([A-Za-z_]+)", text)
+    m = _BODY_START.match(text)
     if m is None:
         return "expression"
     if m.group(1):
@@ -763,15 +832,20 @@ def _body_kind(text: str, table_function: bool) -> Literal["expression", "query"
 # Spark type -> Iceberg type
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _PrimitiveSpec:
-    """A primitive type as written: upper-case name, arguments, suffixes, and the whole spelling."""
+    """A primitive type as written: upper-case name, arguments, suffixes, and its source text."""
 
     name: str
     args: list[Token] | None
     without_time_zone: bool
     collation: _Name | None
-    spelled: str
+    source: str
+
+    @property
+    def spelled(self) -> str:
+        """The type as written, on one line: only messages need it, so it is made on demand."""
+        return _squash(self.source)
 
 
 Fail = Callable[[type[TranslatorError], str], NoReturn]
@@ -1120,7 +1194,7 @@ def _unescape_one(m: re.Match[str], quote: str) -> str:
 _NAME_PART = re.compile(r"\s*(?:`((?:[^`]|``)+)`|([^\W\d]\w*))\s*")
 
 
-def _split_name(value: str, offset: int) -> tuple[_Name, ...] | None:
+def _split_name(value: str, offset: int, end: int) -> tuple[_Name, ...] | None:
     """``db.`Fn`` -> parts, as ``IDENTIFIER('...')`` reads its string; None if malformed."""
     parts: list[_Name] = []
     pos = 0
@@ -1130,7 +1204,7 @@ def _split_name(value: str, offset: int) -> tuple[_Name, ...] | None:
             return None
         quoted = m.group(1) is not None
         text = m.group(1).replace("``", "`") if quoted else m.group(2)
-        parts.append(_Name(text, quoted, offset))
+        parts.append(_Name(text, quoted, offset, end))
         pos = m.end()
         if pos == len(value):
             return tuple(parts)
