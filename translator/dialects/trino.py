@@ -19,9 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import UnexpectedInput, VisitError
-from lark.tree import Meta
 
 from translator.bodies import parse_body
 from translator.errors import (
@@ -93,7 +92,7 @@ def trino_type_to_iceberg(text: str) -> tuple[IcebergType, tuple[Diagnostic, ...
 
 def _run(builder: _Builder, text: str, base: Position | None, start: str) -> Any:
     """Parse and transform, turning lark's wrapped exceptions back into our own errors."""
-    parser = load_parser(NAME, start)
+    parser = load_parser(NAME, start, positions=False)
     try:
         tree = parse_with(parser, text, base)
         return builder.transform(tree)
@@ -188,25 +187,28 @@ DIALECT: Dialect = TrinoDialect()
 
 
 # ---------------------------------------------------------------------------------------------
-# Intermediate values the Transformer builds, before they become IR
+# Intermediate values the Transformer builds, before they become IR. Not frozen: a frozen
+# dataclass is three times as slow to make, and every type and name of a statement makes one.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Ident:
     """An identifier as Trino reads it: unquoted ones lower-cased, quoted ones unescaped."""
 
     value: str
     offset: int
+    #: Where its token ends: a qualified name's text ends with its last part.
+    end: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _QName:
     parts: tuple[str, ...]
     offset: int
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Spelled:
     """A Trino type as written: ``name`` is lower case (``varchar``, ``row``, ``interval``...).
 
@@ -222,7 +224,15 @@ class _Spelled:
     time_zone: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
+class _TypeArgs:
+    """A type's parenthesised parameters, and where the closing parenthesis ends."""
+
+    values: tuple[int | _Spelled, ...]
+    end: int
+
+
+@dataclass(slots=True)
 class _Param:
     name: _Ident | None
     type: _Spelled
@@ -231,7 +241,7 @@ class _Param:
     doc_offset: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Returns:
     offset: int
     type: _Spelled | None = None
@@ -240,7 +250,7 @@ class _Returns:
     table_offset: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Characteristic:
     """One routine characteristic. ``key`` names the IR field it sets."""
 
@@ -251,7 +261,7 @@ class _Characteristic:
     label: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Span:
     """A slice of the statement text (an expression, a block)."""
 
@@ -263,7 +273,7 @@ class _Span:
     ends_in_return: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _BodyPart:
     kind: str  # "expression", "query", "compound" or "external"
     span: _Span
@@ -274,15 +284,14 @@ class _BodyPart:
 # The Transformer
 
 
-def _meta_span(meta: Meta) -> tuple[int, int]:
-    return (meta.start_pos, meta.end_pos) if not meta.empty else (0, 0)
-
-
 class _Builder(Transformer[Token, Any]):
     """Builds IR from a parse tree of one statement (or of a lone type, for ``type_only``).
 
     Offsets are relative to ``text``; :meth:`position` turns them into script positions using
-    ``base``, where the statement starts in the script.
+    ``base``, where the statement starts in the script. Every offset comes from a token or from
+    a value a child returned, so the parser need not track positions (lark's
+    ``propagate_positions`` costs a third of the parse). Methods take only ``children``: lark
+    calls them directly, without a ``v_args`` wrapper made per node.
     """
 
     def __init__(self, text: str, base: Position | None) -> None:
@@ -307,19 +316,18 @@ class _Builder(Transformer[Token, Any]):
             value = tok.value[1:-1].replace('""', '"')
             if not value:
                 raise self.syntax_error("a quoted identifier must not be empty", _start(tok))
-            return _Ident(value, _start(tok))
-        return _Ident(tok.value.lower(), _start(tok))
+            return _Ident(value, _start(tok), _end(tok))
+        return _Ident(tok.value.lower(), _start(tok), _end(tok))
 
     def field_name(self, children: list[Any]) -> _Ident:
         child = children[0]
         if isinstance(child, Token):  # a type keyword used as a name: ROW, ARRAY, MAP
-            return _Ident(child.value.lower(), _start(child))
+            return _Ident(child.value.lower(), _start(child), _end(child))
         assert isinstance(child, _Ident)
         return child
 
-    @v_args(meta=True)
-    def qualified_name(self, meta: Meta, children: list[_Ident]) -> _QName:
-        start, end = _meta_span(meta)
+    def qualified_name(self, children: list[_Ident]) -> _QName:
+        start, end = children[0].offset, children[-1].end
         return _QName(tuple(c.value for c in children), start, self.text[start:end])
 
     def string(self, children: list[Token]) -> str:
@@ -327,27 +335,35 @@ class _Builder(Transformer[Token, Any]):
 
     # -- types ----------------------------------------------------------------------------
 
-    def _spelled(self, meta: Meta, name: str, **kw: Any) -> _Spelled:
-        start, end = _meta_span(meta)
+    def _spelled(self, name: str, start: int, end: int, **kw: Any) -> _Spelled:
         return _Spelled(name, start, self.text[start:end], **kw)
 
-    @v_args(meta=True)
-    def generic_type(self, meta: Meta, children: list[Any]) -> _Spelled:
-        name_tok: Token = children[0].children[0]
-        params: tuple[int | _Spelled, ...] | None = children[1]
-        tz: Tree[Token] | None = children[2]
+    def generic_type(self, children: list[Any]) -> _Spelled:
+        name_tok: Token = children[0]
+        params: _TypeArgs | None = children[1]
+        tz: Token | None = children[2]
         if name_tok.type == "QUOTED_IDENT":
             name = name_tok.value[1:-1].replace('""', '"').lower()
         else:
             name = name_tok.value.lower()
+        args: tuple[int | _Spelled, ...] = ()
+        end = _end(name_tok)
+        if params is not None:
+            args, end = params.values, params.end
         zone = None
         if tz is not None:
-            zone = isinstance(tz.children[0], Token) and tz.children[0].type == "WITH_TIME_ZONE"
-        return self._spelled(meta, name, args=params or (), time_zone=zone)
+            zone, end = tz.type == "WITH_TIME_ZONE", _end(tz)
+        return self._spelled(name, _start(name_tok), end, args=args, time_zone=zone)
 
-    def type_params(self, children: list[Any]) -> tuple[int | _Spelled, ...]:
+    def type_name(self, children: list[Token]) -> Token:
+        return children[0]
+
+    def time_zone(self, children: list[Token]) -> Token:
+        return children[0]
+
+    def type_params(self, children: list[Any]) -> _TypeArgs:
         args: list[int | _Spelled] = []
-        for c in children:
+        for c in children[:-1]:  # the last is the closing RPAR
             if isinstance(c, Token):
                 if not c.value.isdigit():
                     raise self.syntax_error(
@@ -356,42 +372,46 @@ class _Builder(Transformer[Token, Any]):
                 args.append(int(c.value))
             else:
                 args.append(c)
-        return tuple(args)
+        return _TypeArgs(tuple(args), _end(children[-1]))
 
-    @v_args(meta=True)
-    def double_precision(self, meta: Meta, children: list[Token]) -> _Spelled:
-        return self._spelled(meta, "double")
+    def double_precision(self, children: list[Token]) -> _Spelled:
+        tok = children[0]
+        return self._spelled("double", _start(tok), _end(tok))
 
     def row_field(self, children: list[Any]) -> tuple[str | None, _Spelled, int]:
         name, spelled = children
         return (None if name is None else name.value, spelled, (name or spelled).offset)
 
-    @v_args(meta=True)
-    def row_type(self, meta: Meta, children: list[Any]) -> _Spelled:
-        return self._spelled(meta, "row", fields=tuple(children[1:]))
+    def row_type(self, children: list[Any]) -> _Spelled:
+        return self._keyword_type("row", children, fields=tuple(children[1:-1]))
 
-    @v_args(meta=True)
-    def array_type(self, meta: Meta, children: list[Any]) -> _Spelled:
-        return self._spelled(meta, "array", args=(children[1],))
+    def array_type(self, children: list[Any]) -> _Spelled:
+        return self._keyword_type("array", children, args=(children[1],))
 
-    @v_args(meta=True)
-    def legacy_array_type(self, meta: Meta, children: list[Any]) -> _Spelled:
-        return self._spelled(meta, "array", args=(children[2],))
+    def legacy_array_type(self, children: list[Any]) -> _Spelled:
+        return self._keyword_type("array", children, args=(children[2],))
 
-    @v_args(meta=True)
-    def map_type(self, meta: Meta, children: list[Any]) -> _Spelled:
-        return self._spelled(meta, "map", args=(children[1], children[2]))
+    def map_type(self, children: list[Any]) -> _Spelled:
+        return self._keyword_type("map", children, args=(children[1], children[2]))
 
-    @v_args(meta=True)
-    def legacy_map_type(self, meta: Meta, children: list[Any]) -> _Spelled:
-        return self._spelled(meta, "map", args=(children[2], children[3]))
+    def legacy_map_type(self, children: list[Any]) -> _Spelled:
+        return self._keyword_type("map", children, args=(children[2], children[3]))
 
-    @v_args(meta=True)
-    def interval_type(self, meta: Meta, children: list[Any]) -> _Spelled:
-        to: Token | None = children[2]
+    def _keyword_type(self, name: str, children: list[Any], **kw: Any) -> _Spelled:
+        """ROW, ARRAY or MAP: from the keyword to the closing RPAR or GT, both tokens."""
+        return self._spelled(name, _start(children[0]), _end(children[-1]), **kw)
+
+    def interval_type(self, children: list[Any]) -> _Spelled:
+        keyword, first_end, to, last_end = children
         if to is not None and to.value.lower() != "to":
             raise self.syntax_error(f"expected TO, not {to.value!r}", _start(to))
-        return self._spelled(meta, "interval")
+        return self._spelled("interval", _start(keyword), first_end if to is None else last_end)
+
+    def interval_field(self, children: list[Any]) -> int:
+        """``day`` or ``second(3)``: only where it ends is needed."""
+        name: Token = children[0]
+        rpar: Token | None = children[2]
+        return _end(name if rpar is None else rpar)
 
     def for_stmt(self, children: list[Any]) -> Tree[Any]:
         """``FOR i IN a TO b DO``: the range is one opaque expression that must say TO."""
@@ -464,17 +484,15 @@ class _Builder(Transformer[Token, Any]):
 
     # -- bodies -------------------------------------------------------------------------------
 
-    @v_args(meta=True)
-    def expr(self, meta: Meta, children: list[Any]) -> _Span:
-        return _span(meta, children)
+    def expr(self, children: list[Token]) -> _Span:
+        """An opaque expression: its children are its tokens, flat (the grammar inlines the
+        nesting), so it spans from the first to the last."""
+        return _Span(_start(children[0]), _end(children[-1]), tuple(children))
 
-    @v_args(meta=True)
-    def query_expr(self, meta: Meta, children: list[Any]) -> _Span:
-        return _span(meta, children)
+    query_expr = expr
 
-    @v_args(meta=True)
-    def block(self, meta: Meta, children: list[Any]) -> _Span:
-        start, end = _meta_span(meta)
+    def block(self, children: list[Any]) -> _Span:
+        start, end = _start(children[0]), _end(children[-1])  # BEGIN ... END
         lists = [c for c in children if isinstance(c, Tree) and c.data == "statement_list"]
         last = lists[0].children[-1] if lists else None
         ends_in_return = isinstance(last, Tree) and last.data == "return_stmt"
@@ -517,11 +535,6 @@ class _Builder(Transformer[Token, Any]):
             position=self.base or self.position(0),
             warnings=tuple(warnings),
         )
-
-
-def _span(meta: Meta, children: list[Any]) -> _Span:
-    start, end = _meta_span(meta)
-    return _Span(start, end, tuple(c for c in children if isinstance(c, Token)))
 
 
 _OPENERS: Final = frozenset({"LPAR", "LSQB", "CASE"})
@@ -752,7 +765,7 @@ def _check_return_shape(b: _Builder, span: _Span) -> None:
     other part of the statement. A body of the right shape stays a body sqlglot cannot read.
     """
     text = b.text[span.start : span.end]
-    parser = load_parser(NAME, "return_check")
+    parser = load_parser(NAME, "return_check", positions=False)
     try:
         parse_with(parser, text)
     except SqlSyntaxError as e:
