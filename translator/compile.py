@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from translator.bodies import transpile_body
-from translator.dialects import DIALECTS
+from translator.dialects import DIALECTS, get_dialect
 from translator.errors import Diagnostic
 from translator.ir import CreateFunction
 from translator.metadata import (
@@ -82,8 +82,9 @@ def representations(
     for target in options.target_dialects(stmt.dialect):
         result_sql: str | None
         reason: str | None
-        if stmt.kind == "udtf" and target == "trino":
-            result_sql, reason = None, "Trino has no SQL table functions"
+        engine = get_dialect(target)
+        if stmt.kind == "udtf" and not engine.table_functions:
+            result_sql, reason = None, f"{engine.title} has no SQL table functions"
         else:
             t = transpile_body(
                 stmt.body.text,
@@ -108,8 +109,8 @@ def representations(
                 )
             )
         else:
-            if target == "trino" and stmt.body.kind == "query":
-                # Trino's RETURN takes an expression: a scalar query is a scalar subquery there.
+            if stmt.body.kind == "query" and not engine.return_takes_query:
+                # RETURN takes an expression there: a scalar query is a scalar subquery.
                 result_sql = f"({result_sql})"
             reps.append(SqlRepresentation(type="sql", dialect=target, sql=result_sql))
     return reps, warnings

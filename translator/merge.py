@@ -29,6 +29,7 @@ from translator.compile import (
     source_representation,
     statement_properties,
 )
+from translator.dialects import get_dialect
 from translator.errors import Diagnostic, MergeError, TranslatorError, UnsupportedError
 from translator.ir import CreateFunction, DropFunction, SkippedStatement, Statement
 from translator.metadata import (
@@ -54,9 +55,6 @@ Action = Literal[
     "dropped-definition",
     "dropped-function",
 ]
-
-#: Engines' defaults for a statement that does not say [NOT] DETERMINISTIC.
-DETERMINISTIC_DEFAULT = {"spark": True, "trino": True}  # both engines document "deterministic"
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +185,7 @@ def _create(
             stmt.position,
         )
 
-    deterministic_default = DETERMINISTIC_DEFAULT.get(stmt.dialect, False)
+    deterministic_default = get_dialect(stmt.dialect).deterministic_default
     props = statement_properties(stmt)
     prop_warnings = [] if meta is None else _merge_properties(meta, props, stmt)
     if (

@@ -733,7 +733,7 @@ class _Run:
         if not target:
             st.detail = "USE: does not name a namespace; unqualified names stay in " + namespace
             return namespace
-        if self.dialect != "spark":
+        if not get_dialect(self.dialect).use_sets_function_namespace:
             st.detail = (
                 f"USE: {self.dialect} keeps unqualified function names in its default function "
                 f"schema, not the session's: they stay in namespace {namespace}"

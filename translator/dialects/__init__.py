@@ -23,9 +23,19 @@ DIALECTS = {"trino": "trino", "spark": "spark"}
 class Dialect(Protocol):
     #: The identifier stored in a representation's ``dialect`` field.
     name: str
+    #: The engine's name in messages ("Trino").
+    title: str
     #: sqlglot's name for the dialect.
     sqlglot_dialect: str
     lexical: Lexical
+    #: Whether the engine has SQL table functions (``RETURNS TABLE``).
+    table_functions: bool
+    #: Whether ``RETURN`` takes a query (else a scalar query body is written as a subquery).
+    return_takes_query: bool
+    #: What a function that does not say [NOT] DETERMINISTIC is, by the engine's documentation.
+    deterministic_default: bool
+    #: Whether a script's ``USE ns`` moves its unqualified function names to ``ns``.
+    use_sets_function_namespace: bool
 
     def parse_statement(self, stmt: StatementText) -> Statement:
         """Parse one CREATE/DROP FUNCTION statement; raise a positioned TranslatorError."""

@@ -91,8 +91,13 @@ class SparkDialect:
     """What :func:`translator.dialects.get_dialect` hands out for ``"spark"``."""
 
     name: str = "spark"
+    title: str = "Spark"
     sqlglot_dialect: str = "spark"
     lexical: Lexical = SPARK
+    table_functions: bool = True
+    return_takes_query: bool = True
+    deterministic_default: bool = True  # Spark documents DETERMINISTIC as the default
+    use_sets_function_namespace: bool = True
 
     def parse_statement(self, stmt: StatementText) -> Statement:
         return parse_statement(stmt)

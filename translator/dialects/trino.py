@@ -173,8 +173,16 @@ class TrinoDialect:
     """The Trino dialect as :func:`translator.dialects.get_dialect` hands it out."""
 
     name: str = NAME
+    title: str = "Trino"
     sqlglot_dialect: str = NAME
     lexical: Lexical = TRINO
+    table_functions: bool = False
+    return_takes_query: bool = False  # RETURN takes an expression: (SELECT ...) is one
+    # Trino documents DETERMINISTIC as the default (its analyzer even rejects a non-deterministic
+    # body that does not say NOT DETERMINISTIC).
+    deterministic_default: bool = True
+    # Unqualified functions live in the configured default function schema, not the session's.
+    use_sets_function_namespace: bool = False
 
     def parse_statement(self, stmt: StatementText) -> Statement:
         return parse_statement(stmt)
