@@ -517,34 +517,8 @@ def _signature(rnd: random.Random, scalar_params: bool = False) -> list[tuple[st
     return [(nm, random_type(rnd, scalar_only=scalar_params)) for nm in names]
 
 
-def _case_in_parentheses(text: str) -> bool:
-    """Whether a CASE stands inside (...) or [...] (see the note in :func:`_body`)."""
-    depth = 0
-    for word in (
-        text.replace("(", " ( ").replace(")", " ) ").replace("[", " ( ").replace("]", " ) ").split()
-    ):
-        if word == "(":
-            depth += 1
-        elif word == ")":
-            depth -= 1
-        elif word == "CASE" and depth > 0:
-            return True
-    return False
-
-
 def _body(rnd: random.Random, fn: _Fn, version: int) -> tuple[str, str]:
-    """(kind, text): kind is expression, query or compound.
-
-    The Trino grammar (``grammars/trino.lark``) does not take a CASE inside parentheses
-    (``abs(CASE ... END)``) today, so Trino bodies with one are drawn again.
-    """
-    while True:
-        kind, text = _draw_body(rnd, fn, version)
-        if fn.dialect != "trino" or not _case_in_parentheses(text):
-            return kind, text
-
-
-def _draw_body(rnd: random.Random, fn: _Fn, version: int) -> tuple[str, str]:
+    """(kind, text): kind is expression, query or compound."""
     e = _Expr(rnd, fn.dialect, fn.params)
     if fn.table is not None:
         return "query", _query(e, fn.table, rnd.randint(1, 4))
