@@ -18,6 +18,7 @@ import argparse
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["Script", "generate"]
 
@@ -35,7 +36,7 @@ class Script:
 
 # (kind, args): kind in int, bigint, double, decimal, string, boolean, date, timestamp,
 # array, map, struct. The expression generator works per "category" (num, str, bool, date...).
-Type = tuple
+Type = tuple[Any, ...]
 
 
 def _prim(kind: str, *args: object) -> Type:

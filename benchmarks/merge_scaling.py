@@ -140,14 +140,7 @@ def _median_time(fn: Any, repeat: int) -> float:
 def measure(shape: str, n: int, repeat: int) -> dict[str, Any]:
     from translator.api import compile_script
     from translator.compile import Context
-    from translator.metadata import dump_metadata
-
-    try:
-        from translator.metadata import deep_copy
-    except ImportError:  # a tree from before deep_copy: compile copied with model_copy
-
-        def deep_copy(m: Any) -> Any:
-            return m.model_copy(deep=True)
+    from translator.metadata import deep_copy, dump_metadata
 
     ctx = Context(
         clock=lambda: _TS + 10**9, new_uuid=lambda: "00000000-0000-4000-8000-000000000001"
@@ -159,7 +152,7 @@ def measure(shape: str, n: int, repeat: int) -> dict[str, Any]:
     existing = meta.definitions[-1]
     sig = tuple(p.type for p in existing.parameters)
     new_sig = ("string", "string", "string", "string", "string", "string")  # six: a new one
-    current = existing.current_version.representation("spark").sql  # type: ignore[union-attr]
+    current = existing.current_version.representation("spark").sql
     statements = {
         "add": _create(new_sig, "length(p0)", replace=False),
         "replace": _create(sig, "length(CAST(p0 AS STRING)) * 2", replace=True),

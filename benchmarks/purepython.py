@@ -9,6 +9,7 @@ both builds. It must run before anything imports sqlglot.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from importlib.abc import MetaPathFinder
 from importlib.machinery import (
     BYTECODE_SUFFIXES,
@@ -25,7 +26,7 @@ __all__ = ["compiled_sqlglot", "install"]
 
 class _SourcesOnly(MetaPathFinder):
     def find_spec(
-        self, fullname: str, path: list[str] | None, target: ModuleType | None = None
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         if fullname != "sqlglot" and not fullname.startswith("sqlglot."):
             return None

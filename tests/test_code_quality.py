@@ -21,6 +21,6 @@ def test_ruff_lint_and_format() -> None:
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
 
 
-def test_mypy_strict_on_the_package() -> None:
-    done = _run("mypy", "translator")
+def test_mypy_strict_on_the_package_and_benchmarks() -> None:
+    done = _run("mypy", "translator", "benchmarks")
     assert done.returncode == 0, done.stdout + done.stderr
