@@ -40,6 +40,7 @@ from translator.metadata import (
     Parameter,
     SqlRepresentation,
     UdfMetadata,
+    bulk_allocation,
     deep_copy,
 )
 from translator.types import IcebergType, TypeParseError, definition_id, parse_type_json
@@ -447,12 +448,15 @@ def _log(meta: UdfMetadata, ts: int) -> None:
     # validating them again (the same models, much faster for big metadata); anything else is
     # validated (and refused) as before.
     construct = DefinitionVersionRef.model_construct
-    refs = [
-        construct(definition_id=d.definition_id, version_id=d.current_version_id)
-        if type(d.definition_id) is str and type(d.current_version_id) is int
-        else DefinitionVersionRef(definition_id=d.definition_id, version_id=d.current_version_id)
-        for d in meta.definitions
-    ]
+    with bulk_allocation():
+        refs = [
+            construct(definition_id=d.definition_id, version_id=d.current_version_id)
+            if type(d.definition_id) is str and type(d.current_version_id) is int
+            else DefinitionVersionRef(
+                definition_id=d.definition_id, version_id=d.current_version_id
+            )
+            for d in meta.definitions
+        ]
     entry = (
         DefinitionLogEntry.model_construct(timestamp_ms=ts, definition_versions=refs)
         if type(ts) is int
