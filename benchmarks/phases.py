@@ -1,0 +1,97 @@
+"""Where compile's time goes: each phase timed inside ``compile_script``, as a ratio to the sqlglot
+baseline measured in the same process (see :mod:`benchmarks.throughput`).
+
+    python -m benchmarks.phases [--build pure] [--statements N]
+
+Each phase is timed by wrapping the function that does it (the wrappers cost about the same
+everywhere, so compare rows, not absolutes). Nested phases are shown under their parent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+#: (label, module, function name): the functions whose time is summed. Parents before children.
+_PHASES = (
+    ("split scripts into statements", "translator.frontend", "split_statements"),
+    ("front end: Spark statement", "translator.dialects.spark", "parse_statement"),
+    ("front end: Trino statement", "translator.dialects.trino", "parse_statement"),
+    ("  sqlglot: parse the body", "translator.dialects.spark", "parse_body"),
+    ("  sqlglot: parse the body", "translator.dialects.trino", "parse_body"),
+    ("merge (with transpiling)", "translator.api", "merge_statements"),
+    ("  transpile and check a body", "translator.compile", "transpile_body"),
+    ("    sqlglot: parse the result back", "translator.bodies", "_parse_one_with_tokens"),
+)
+
+
+Totals = defaultdict[str, float]
+
+
+def _wrap(totals: Totals, label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            totals[label] += time.perf_counter() - t0
+
+    return timed
+
+
+def _lark_parse(totals: Totals) -> None:
+    """lark's own parse, within the front ends."""
+    from lark import Lark
+
+    Lark.parse = _wrap(totals, "  lark: parse the header", Lark.parse)  # type: ignore[method-assign]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", choices=["pure", "installed"], default="installed")
+    ap.add_argument("--statements", type=int, default=10_000)
+    ap.add_argument("--seed", type=int, default=20240607)
+    args = ap.parse_args()
+    if args.build == "pure":
+        from benchmarks import purepython
+
+        purepython.install()
+
+    import importlib
+
+    from benchmarks.corpus import generate
+    from benchmarks.purepython import compiled_sqlglot
+    from benchmarks.throughput import _baseline, _bodies, _compile
+
+    scripts = generate(args.statements, args.seed)
+    bodies = _bodies(scripts)
+    _baseline(bodies[:200])
+    _compile(scripts[:40])
+    t0 = time.perf_counter()
+    _baseline(bodies)
+    baseline = time.perf_counter() - t0
+
+    totals: Totals = defaultdict(float)
+    for label, module, name in _PHASES:
+        mod = importlib.import_module(module)
+        setattr(mod, name, _wrap(totals, label, getattr(mod, name)))
+    _lark_parse(totals)
+    t0 = time.perf_counter()
+    for i in range(0, len(scripts), 350):  # results dropped as the benchmark does, slice by slice
+        _compile(scripts[i : i + 350])
+    total = time.perf_counter() - t0
+
+    build = "sqlglotc" if compiled_sqlglot() else "pure-Python sqlglot"
+    print(f"{build}, {args.statements:,} statements; sqlglot baseline {baseline:.2f} s")
+    print(f"{'compile':40s} {total:7.2f} s {total / baseline:6.2f}x")
+    order = [label for label, _, _ in _PHASES]
+    order.insert(3, "  lark: parse the header")
+    for label in dict.fromkeys(order):
+        print(f"{label:40s} {totals[label]:7.2f} s {totals[label] / baseline:6.2f}x")
+
+
+if __name__ == "__main__":
+    main()
