@@ -153,6 +153,7 @@ _DISPLAY: Final = {
     "NUMBER": "number",
     "OP": "operator",
     "DOLLAR_STRING": "$$ body",
+    "BODY": "body",  # a RETURN body, as the Spark front end names it too
 }
 
 
