@@ -639,3 +639,43 @@ def test_render_create_reports_and_refuses() -> None:
         DIALECT.render_create(spec_of(stmt, name=("s", "f")))
     with pytest.raises(UnsupportedError, match="unknown"):
         DIALECT.render_create(spec_of(stmt, return_type=PrimitiveType("unknown")))
+
+
+# A RETURN body is one token for the grammar; sqlglot parses it, and the grammar's opaque
+# expression rule (return_check) only sees the bodies sqlglot cannot read or that the quick
+# screen (_plainly_shaped) cannot vouch for. The screen must never pass what the rule rejects.
+
+_BODY_PIECES = [
+    "x", "1", "1.5e3", "1end", ".5", "'s'", "'{:}'", "'it''s'", '"q"', '"a:b"', '"end"', "(",
+    ")", "[", "]", "CASE", "case", "WHEN", "THEN", "ELSE", "END", "end", "DO", "do", "IF", "AS",
+    "NULL", ",", "+", "-", "*", "||", "->", "=", "<>", "<", ">", ".", "abs(", "::", ":", "{",
+    "}", "#", "$", "`", "\\", "é", "-- c\n", "/* ) */", "x$y", "?", "@", "~", ";", "1e+5",
+    "1.e5end", "_end", "endx",
+]  # fmt: skip
+
+
+@settings(max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_BODY_PIECES), st.sampled_from(["", " "])),
+        min_size=1,
+        max_size=14,
+    ).map(lambda pieces: "".join(piece + gap for piece, gap in pieces))
+)
+def test_the_plain_body_screen_passes_only_what_the_grammar_takes(body: str) -> None:
+    from translator.dialects.trino import _plainly_shaped
+    from translator.grammar import load_parser
+
+    if _plainly_shaped(body):
+        load_parser("trino", "return_check", positions=False).parse(body)  # raises if not
+
+
+@pytest.mark.parametrize(
+    ("body", "at"), [("x::int", 1), ("{1}", 0), ("x # 1", 2), ("`x`", 0), ("abs(x ] + 1", 6)]
+)
+def test_a_body_sqlglot_reads_but_trino_does_not_is_a_syntax_error(body: str, at: int) -> None:
+    head = "CREATE FUNCTION f(x int) RETURNS int RETURN "
+    result = parse_script(head + body, "trino")
+    assert [type(e) for e in result.errors] == [SqlSyntaxError]
+    assert result.errors[0].position is not None
+    assert result.errors[0].position.column == len(head) + at + 1

@@ -754,7 +754,7 @@ class _FunctionAssembler:
                 )
             )
         ast, parse_error = parse_body(text, part.kind, NAME)
-        if ast is None and part.kind != "compound":
+        if part.kind != "compound" and (ast is None or not _plainly_shaped(text)):
             _check_return_shape(self.b, part.span)
         return Body(
             text=text,
@@ -768,10 +768,69 @@ class _FunctionAssembler:
         self.warnings.append(Diagnostic("not-trino-syntax", message, self.b.position(offset)))
 
 
+#: Strings, quoted names and comments: what may hold any character (masked before the screen).
+_QUOTED_OR_COMMENT: Final = re.compile(
+    r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*[\s\S]*?\*/"
+)
+#: The characters of the grammar's expression tokens outside strings, quoted names and comments
+#: (NAME, NUMBER, OP, ".", ",", ":", "(", ")", "[", "]").
+_PLAIN_CHARACTERS: Final = re.compile(r"[A-Za-z0-9_\s.,:()\[\]|<>!=\-+*/%?&^~@]*")
+#: What the shape depends on: brackets, ":" and words; a number (which may end in letters) is
+#: one token, read as the grammar's NUMBER reads it, so that no word is read inside it.
+_SHAPE_TOKEN: Final = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\w*|[A-Za-z_]\w*|[()\[\]:]")
+#: Words the expression rule reads as keywords (CASE ... WHEN ... THEN ... ELSE ... END) or
+#: that may end an expression elsewhere in the grammar (DO).
+_SHAPE_WORDS: Final = frozenset({"CASE", "WHEN", "THEN", "ELSE", "END", "DO"})
+
+
+def _plainly_shaped(text: str) -> bool:
+    """Whether the grammar's opaque expression rule (``return_check``) surely takes ``text``.
+
+    sqlglot's Trino parser reads more than Trino does (``x::int``, ``{1}``, ``x END``), so its
+    parse alone does not prove the body is Trino's, and walking every body token through lark
+    would cost as much as the rest of the header. This screen follows the rule's shape (``(``,
+    ``[`` and ``CASE`` nest; ``WHEN``/``THEN``/``ELSE`` only directly inside a CASE, ``:`` only
+    inside brackets) and says no at anything else; then :func:`_check_return_shape` asks the
+    grammar itself. ``tests/test_trino_frontend.py`` checks it against the grammar.
+    """
+    masked = _QUOTED_OR_COMMENT.sub(" ", text)
+    if _PLAIN_CHARACTERS.fullmatch(masked) is None or not masked.strip():
+        return False
+    open_: list[str] = []
+    for m in _SHAPE_TOKEN.finditer(masked):
+        tok = m.group()
+        if tok in ("(", "["):
+            open_.append(tok)
+        elif tok in (")", "]"):
+            if not open_ or open_.pop() != ("(" if tok == ")" else "["):
+                return False
+        elif tok == ":":
+            if not open_ or open_[-1] == "CASE":
+                return False
+        elif tok[0].isalpha() or tok[0] == "_":
+            word = tok.upper() if len(tok) <= 4 else ""
+            if word in _SHAPE_WORDS and not _shape_word(word, open_):
+                return False
+    return not open_
+
+
+def _shape_word(word: str, open_: list[str]) -> bool:
+    """Apply a keyword to the open brackets; False where the rule would not take it here."""
+    if word == "CASE":
+        open_.append(word)
+        return True
+    if word == "DO" or not open_ or open_[-1] != "CASE":
+        return False
+    if word == "END":
+        open_.pop()
+    return True
+
+
 def _check_return_shape(b: _Builder, span: _Span) -> None:
-    """Where sqlglot cannot read a RETURN body, the grammar's opaque expression rule places
-    the syntax error (an unbalanced parenthesis, a stray character) in the script, as for any
-    other part of the statement. A body of the right shape stays a body sqlglot cannot read.
+    """The grammar's opaque expression rule on a RETURN body sqlglot cannot read, or which has
+    characters outside the plain ones (:func:`_plainly_shaped`): a body of the wrong shape (an
+    unbalanced parenthesis, a stray character) is a syntax error placed in the script, as for
+    any other part of the statement. A body of the right shape passes as it is.
     """
     text = b.text[span.start : span.end]
     parser = load_parser(NAME, "return_check", positions=False)
