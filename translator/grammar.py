@@ -20,8 +20,13 @@ def grammar_text(name: str) -> str:
 
 
 @cache
-def load_parser(name: str, start: str = "start", *, positions: bool = True) -> Lark:
+def load_parser(
+    name: str, start: str | tuple[str, ...] = "start", *, positions: bool = True
+) -> Lark:
     """An LALR parser for ``grammars/<name>.lark``, built once per process.
+
+    With several ``start`` rules, one automaton serves them all (``parse_with(..., start=)``
+    names one): a rule parsed on its own then lexes exactly as it does inside the others.
 
     ``positions`` (lark's ``propagate_positions``) gives every tree node its line, column and
     offsets, which the Transformers turn into :class:`~translator.errors.Position` values. It
@@ -32,17 +37,19 @@ def load_parser(name: str, start: str = "start", *, positions: bool = True) -> L
         grammar_text(name),
         parser="lalr",
         lexer="contextual",
-        start=start,
+        start=list(start) if isinstance(start, tuple) else start,
         propagate_positions=positions,
         maybe_placeholders=True,
         cache=False,
     )
 
 
-def parse_with(parser: Lark, text: str, base: Position | None = None) -> Tree[Token]:
+def parse_with(
+    parser: Lark, text: str, base: Position | None = None, *, start: str | None = None
+) -> Tree[Token]:
     """Parse ``text``; a failure becomes a :class:`SqlSyntaxError` at its place in the script."""
     try:
-        return parser.parse(text)
+        return parser.parse(text, start=start)
     except UnexpectedInput as e:
         raise _syntax_error(parser, text, e, base) from None
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from lark import Lark, Token, Transformer, Tree
-from lark.exceptions import UnexpectedInput, VisitError
+from lark.exceptions import UnexpectedInput, UnexpectedToken, VisitError
 
 from translator.bodies import parse_body
 from translator.errors import (
@@ -833,13 +833,20 @@ def _check_return_shape(b: _Builder, span: _Span) -> None:
     any other part of the statement. A body of the right shape passes as it is.
     """
     text = b.text[span.start : span.end]
-    parser = load_parser(NAME, "return_check", positions=False)
+    # One automaton with the statement's rule, so that the body is lexed as it was inside it.
+    parser = load_parser(NAME, ("start", "return_check"), positions=False)
     try:
-        parse_with(parser, text)
+        parse_with(parser, text, start="return_check")
     except SqlSyntaxError as e:
         readable = _readable(e, parser, text, None)
-        offset = span.start + (readable.position.offset if readable.position else 0)
-        error = _error(SqlSyntaxError, readable.message, b.text, offset, b.base)
+        local = readable.position.offset if readable.position else 0
+        message = readable.message
+        lark_error = e.__context__
+        if isinstance(lark_error, UnexpectedToken) and lark_error.token.type == "BODY":
+            # A character no expression token starts with: lark's error lexer took the rest of
+            # the body for the function's BODY token. Inside the statement it was this character.
+            message = f"unexpected {text[local]!r}"
+        error = _error(SqlSyntaxError, message, b.text, span.start + local, b.base)
         error.expected = readable.expected
         raise error from None
     except RecursionError:
