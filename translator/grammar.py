@@ -62,7 +62,7 @@ def _syntax_error(
         found = "end of statement"
     elif isinstance(e, UnexpectedToken):
         offset = e.token.start_pos or 0
-        found = repr(_first_piece(str(e.token)) if e.token.type == BODY else str(e.token))
+        found = repr(_token_at(parser, text, offset) if e.token.type == BODY else str(e.token))
     elif isinstance(e, UnexpectedCharacters):
         offset = e.pos_in_stream or 0
         found = repr(text[offset])
@@ -81,15 +81,29 @@ def _syntax_error(
     return SqlSyntaxError(f"unexpected {found}", pos, source_line=line, expected=expected)
 
 
-#: The catch-all terminal of a routine body (the rest of the statement). Out of its place lark
-#: still lexes it while looking for a better error, so only its first piece is named.
+#: The catch-all terminal of a routine body (the rest of the statement). Out of its place, lark's
+#: error lexer still takes it (it outranks every other terminal of its priority), so the token
+#: really there is read again without it.
 BODY = "BODY"
-_PIECE = re.compile(r"[^\W\d]\w*|\d+|`[^`]*`?|\S")
 
 
-def _first_piece(text: str) -> str:
-    m = _PIECE.match(text)
-    return m.group() if m else text[:1]
+def _token_at(parser: Lark, text: str, offset: int) -> str:
+    """The token the grammar's other terminals read at ``offset`` (higher priority first, then
+    the longest, as lark chooses), or the one character there if none does."""
+    best: tuple[int, int] = (0, 0)
+    found = text[offset : offset + 1]
+    for term in parser.terminals:
+        if term.name == BODY or term.name in parser.ignore_tokens:
+            continue
+        m = _compiled(term.pattern.to_regexp()).match(text, offset)
+        if m is not None and m.end() > offset and (term.priority, m.end()) > best:
+            best, found = (term.priority, m.end()), m.group()
+    return found
+
+
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def readable_expected(parser: Lark, names: object) -> tuple[str, ...]:

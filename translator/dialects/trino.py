@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from lark import Lark, Token, Transformer, Tree
-from lark.exceptions import UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import UnexpectedInput, VisitError
 
 from translator.bodies import parse_body
 from translator.errors import (
@@ -840,13 +840,7 @@ def _check_return_shape(b: _Builder, span: _Span) -> None:
     except SqlSyntaxError as e:
         readable = _readable(e, parser, text, None)
         local = readable.position.offset if readable.position else 0
-        message = readable.message
-        lark_error = e.__context__
-        if isinstance(lark_error, UnexpectedToken) and lark_error.token.type == "BODY":
-            # A character no expression token starts with: lark's error lexer took the rest of
-            # the body for the function's BODY token. Inside the statement it was this character.
-            message = f"unexpected {text[local]!r}"
-        error = _error(SqlSyntaxError, message, b.text, span.start + local, b.base)
+        error = _error(SqlSyntaxError, readable.message, b.text, span.start + local, b.base)
         error.expected = readable.expected
         raise error from None
     except RecursionError:
