@@ -11,7 +11,14 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from translator.errors import Position, SqlSyntaxError, position_at
 
-__all__ = ["grammar_text", "load_parser", "parse_with", "readable_expected"]
+__all__ = [
+    "grammar_text",
+    "load_parser",
+    "parse_with",
+    "readable_expected",
+    "token_end",
+    "token_start",
+]
 
 
 def grammar_text(name: str) -> str:
@@ -42,6 +49,16 @@ def load_parser(
         maybe_placeholders=True,
         cache=False,
     )
+
+
+def token_start(tok: Token) -> int:
+    """Where ``tok`` starts: lark types token offsets as optional; its lexer always sets them."""
+    return tok.start_pos or 0
+
+
+def token_end(tok: Token) -> int:
+    """Where ``tok`` ends (see :func:`token_start`)."""
+    return tok.end_pos or 0
 
 
 def parse_with(

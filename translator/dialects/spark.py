@@ -37,7 +37,7 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
-from translator.grammar import load_parser, parse_with, readable_expected
+from translator.grammar import load_parser, parse_with, readable_expected, token_end, token_start
 from translator.ir import Body, CreateFunction, DropFunction, Parameter, Statement
 from translator.script import SPARK, Lexical, StatementText
 from translator.script import Token as ScriptToken
@@ -365,10 +365,10 @@ class _Builder(Transformer[Token, Any]):
                 self.fail(
                     UnsupportedError,
                     "an empty name (``) has no place in Iceberg metadata",
-                    _start(tok),
+                    token_start(tok),
                 )
-            return _Name(tok[1:-1].replace("``", "`"), True, _start(tok), _end(tok))
-        return _Name(str(tok), False, _start(tok), _end(tok))
+            return _Name(tok[1:-1].replace("``", "`"), True, token_start(tok), token_end(tok))
+        return _Name(str(tok), False, token_start(tok), token_end(tok))
 
     def function_name(self, children: list[_Name]) -> tuple[_Name, ...]:
         return tuple(children)
@@ -376,10 +376,10 @@ class _Builder(Transformer[Token, Any]):
     def identifier_clause(self, children: list[Token]) -> tuple[_Name, ...]:
         """``IDENTIFIER('db.fn')``: the string is read as a (possibly qualified) name."""
         keyword, string = children
-        parts = _split_name(_unquote(str(string)), _start(keyword), _end(string))
+        parts = _split_name(_unquote(str(string)), token_start(keyword), token_end(string))
         if parts is None:
             self.fail(
-                SqlSyntaxError, f"IDENTIFIER({string}) is not a function name", _start(keyword)
+                SqlSyntaxError, f"IDENTIFIER({string}) is not a function name", token_start(keyword)
             )
         return parts
 
@@ -389,19 +389,19 @@ class _Builder(Transformer[Token, Any]):
         return children[0].type
 
     def array_type(self, children: list[Any]) -> _Typed:
-        return _Typed(ListType(children[1].type), _start(children[0]))
+        return _Typed(ListType(children[1].type), token_start(children[0]))
 
     def map_type(self, children: list[Any]) -> _Typed:
-        return _Typed(MapType(children[1].type, children[2].type), _start(children[0]))
+        return _Typed(MapType(children[1].type, children[2].type), token_start(children[0]))
 
     def struct_type(self, children: list[Any]) -> _Typed:
         """Children keep their punctuation (``!`` in the grammar): the last is the ``>``."""
-        start = _start(children[0])
+        start = token_start(children[0])
         fields = [c for c in children if isinstance(c, StructField)]
         try:
             return _Typed(StructType(fields), start)
         except TypeParseError as e:
-            source = self.text[start : _end(children[-1])]
+            source = self.text[start : token_end(children[-1])]
             self.fail(UnsupportedError, f"{source}: {e.message}", start)
 
     def struct_field(self, children: list[Any]) -> StructField:
@@ -416,25 +416,25 @@ class _Builder(Transformer[Token, Any]):
         return StructField(name.text, typed.type, comment.value if comment else None)
 
     def not_null(self, children: list[Token]) -> _NotNull:
-        return _NotNull(_start(children[0]))
+        return _NotNull(token_start(children[0]))
 
     def interval_type(self, children: list[Token | None]) -> NoReturn:
         tokens = [t for t in children if t is not None]  # [TO IDENTIFIER] may be two Nones
-        start = _start(tokens[0])
+        start = token_start(tokens[0])
         self.fail(
             UnsupportedError,
-            f"Spark type {_squash(self.text[start : _end(tokens[-1])])} has no Iceberg type "
+            f"Spark type {_squash(self.text[start : token_end(tokens[-1])])} has no Iceberg type "
             "(Iceberg's Spark integration does not support intervals)",
             start,
         )
 
     def type_args(self, children: list[Token]) -> _TypeArgs:
         """Children keep their punctuation (``!`` in the grammar): ``(``, arg, ``,``, ... ``)``."""
-        return _TypeArgs(children[1:-1:2], _end(children[-1]))
+        return _TypeArgs(children[1:-1:2], token_end(children[-1]))
 
     def without_time_zone(self, children: list[Token]) -> int:
         """Where ``ZONE`` ends (the primitive type's text may end there)."""
-        return _end(children[-1])
+        return token_end(children[-1])
 
     def collate(self, children: list[Any]) -> _Name:
         name: _Name = children[1]
@@ -445,7 +445,7 @@ class _Builder(Transformer[Token, Any]):
         args: _TypeArgs | None = children[1]
         without_tz: int | None = children[2]
         collation: _Name | None = children[3]
-        start = _start(name_tok)
+        start = token_start(name_tok)
         source = self.text[start : _primitive_end(name_tok, args, without_tz, collation)]
         mapped = _map_primitive(
             _PrimitiveSpec(
@@ -463,45 +463,49 @@ class _Builder(Transformer[Token, Any]):
     # -- clauses ---------------------------------------------------------------------------
 
     def comment_clause(self, children: list[Token]) -> _Clause:
-        return _Clause("comment", "COMMENT", _start(children[0]), _unquote(str(children[1])))
+        return _Clause("comment", "COMMENT", token_start(children[0]), _unquote(str(children[1])))
 
     def returns_type(self, children: list[Any]) -> _Clause:
-        return _Clause("returns", "RETURNS", _start(children[0]), children[1])
+        return _Clause("returns", "RETURNS", token_start(children[0]), children[1])
 
     def returns_table(self, children: list[Any]) -> _Clause:
         columns = [c for c in children[2:] if c is not None]
-        table_at = _start(children[1])
-        return _Clause("returns-table", "RETURNS", _start(children[0]), (columns or None, table_at))
+        table_at = token_start(children[1])
+        return _Clause(
+            "returns-table", "RETURNS", token_start(children[0]), (columns or None, table_at)
+        )
 
     def returns_null(self, children: list[Token]) -> _Clause:
-        return _Clause("returns-null", "NULL CALL", _start(children[0]))
+        return _Clause("returns-null", "NULL CALL", token_start(children[0]))
 
     def called_on_null(self, children: list[Token]) -> _Clause:
-        return _Clause("called-on-null", "NULL CALL", _start(children[0]))
+        return _Clause("called-on-null", "NULL CALL", token_start(children[0]))
 
     def language(self, children: list[Any]) -> _Clause:
-        return _Clause("language", "LANGUAGE", _start(children[0]), children[1])
+        return _Clause("language", "LANGUAGE", token_start(children[0]), children[1])
 
     def deterministic(self, children: list[Token]) -> _Clause:
-        return _Clause("deterministic", "DETERMINISTIC", _start(children[0]), True)
+        return _Clause("deterministic", "DETERMINISTIC", token_start(children[0]), True)
 
     def not_deterministic(self, children: list[Token]) -> _Clause:
-        return _Clause("deterministic", "DETERMINISTIC", _start(children[0]), False)
+        return _Clause("deterministic", "DETERMINISTIC", token_start(children[0]), False)
 
     def contains_sql(self, children: list[Token]) -> _Clause:
-        return _Clause("data-access", "SQL DATA ACCESS", _start(children[0]), "CONTAINS SQL")
+        return _Clause("data-access", "SQL DATA ACCESS", token_start(children[0]), "CONTAINS SQL")
 
     def reads_sql_data(self, children: list[Token]) -> _Clause:
-        return _Clause("data-access", "SQL DATA ACCESS", _start(children[0]), "READS SQL DATA")
+        return _Clause("data-access", "SQL DATA ACCESS", token_start(children[0]), "READS SQL DATA")
 
     def modifies_sql_data(self, children: list[Token]) -> _Clause:
-        return _Clause("data-access", "SQL DATA ACCESS", _start(children[0]), "MODIFIES SQL DATA")
+        return _Clause(
+            "data-access", "SQL DATA ACCESS", token_start(children[0]), "MODIFIES SQL DATA"
+        )
 
     def no_sql(self, children: list[Token]) -> _Clause:
-        return _Clause("data-access", "SQL DATA ACCESS", _start(children[0]), "NO SQL")
+        return _Clause("data-access", "SQL DATA ACCESS", token_start(children[0]), "NO SQL")
 
     def security(self, children: list[Any]) -> _Clause:
-        return _Clause("security", "SQL SECURITY", _start(children[0]), children[2])
+        return _Clause("security", "SQL SECURITY", token_start(children[0]), children[2])
 
     # -- parameters and columns --------------------------------------------------------------
 
@@ -509,18 +513,18 @@ class _Builder(Transformer[Token, Any]):
         return self.text[children[0][0] : children[-1][1]]
 
     def default_clause(self, children: list[Any]) -> _Default:
-        return _Default(children[1], _start(children[0]))
+        return _Default(children[1], token_start(children[0]))
 
     def plain_token(self, children: list[Token]) -> _Span:
-        return _start(children[0]), _end(children[0])
+        return token_start(children[0]), token_end(children[0])
 
     def paren_group(self, children: list[Any]) -> _Span:
         """Children keep their punctuation (``!`` in the grammar): from ``(`` to ``)``."""
-        return _start(children[0]), _end(children[-1])
+        return token_start(children[0]), token_end(children[-1])
 
     def field_access(self, children: list[Token]) -> _Span:
         """Children keep their punctuation (``!`` in the grammar): from ``.`` to the name."""
-        return _start(children[0]), _end(children[-1])
+        return token_start(children[0]), token_end(children[-1])
 
     def param(self, children: list[Any]) -> Parameter:
         name, typed, *options = children
@@ -583,7 +587,7 @@ class _Builder(Transformer[Token, Any]):
             dialect="spark",
             if_exists="IF EXISTS" in flags,
             temporary="TEMPORARY" in flags,
-            position=self.position(_start(children[0])),
+            position=self.position(token_start(children[0])),
         )
 
     def function_parts(self, name: tuple[_Name, ...]) -> tuple[str, ...]:
@@ -600,16 +604,6 @@ class _Builder(Transformer[Token, Any]):
         return _CreateAssembler(self, children).build()
 
 
-def _start(tok: Token) -> int:
-    """Where ``tok`` starts: lark types token offsets as optional; its lexer always sets them."""
-    return tok.start_pos or 0
-
-
-def _end(tok: Token) -> int:
-    """Where ``tok`` ends (see :func:`_start`)."""
-    return tok.end_pos or 0
-
-
 def _primitive_end(
     name: Token, args: _TypeArgs | None, without_tz: int | None, collation: _Name | None
 ) -> int:
@@ -618,7 +612,7 @@ def _primitive_end(
         return collation.end
     if without_tz is not None:
         return without_tz
-    return args.end if args is not None else _end(name)
+    return args.end if args is not None else token_end(name)
 
 
 # ---------------------------------------------------------------------------------------------

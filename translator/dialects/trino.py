@@ -31,7 +31,7 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
-from translator.grammar import load_parser, parse_with
+from translator.grammar import load_parser, parse_with, token_end, token_start
 from translator.ir import Body, CreateFunction, DropFunction, Parameter, Statement
 from translator.script import TRINO, Lexical, StatementText
 from translator.types import (
@@ -324,14 +324,14 @@ class _Builder(Transformer[Token, Any]):
         if tok.type == "QUOTED_IDENT":
             value = tok.value[1:-1].replace('""', '"')
             if not value:
-                raise self.syntax_error("a quoted identifier must not be empty", _start(tok))
-            return _Ident(value, _start(tok), _end(tok))
-        return _Ident(tok.value.lower(), _start(tok), _end(tok))
+                raise self.syntax_error("a quoted identifier must not be empty", token_start(tok))
+            return _Ident(value, token_start(tok), token_end(tok))
+        return _Ident(tok.value.lower(), token_start(tok), token_end(tok))
 
     def field_name(self, children: list[Any]) -> _Ident:
         child = children[0]
         if isinstance(child, Token):  # a type keyword used as a name: ROW, ARRAY, MAP
-            return _Ident(child.value.lower(), _start(child), _end(child))
+            return _Ident(child.value.lower(), token_start(child), token_end(child))
         assert isinstance(child, _Ident)
         return child
 
@@ -356,13 +356,13 @@ class _Builder(Transformer[Token, Any]):
         else:
             name = name_tok.value.lower()
         args: tuple[int | _Spelled, ...] = ()
-        end = _end(name_tok)
+        end = token_end(name_tok)
         if params is not None:
             args, end = params.values, params.end
         zone = None
         if tz is not None:
-            zone, end = tz.type == "WITH_TIME_ZONE", _end(tz)
-        return self._spelled(name, _start(name_tok), end, args=args, time_zone=zone)
+            zone, end = tz.type == "WITH_TIME_ZONE", token_end(tz)
+        return self._spelled(name, token_start(name_tok), end, args=args, time_zone=zone)
 
     def type_name(self, children: list[Token]) -> Token:
         return children[0]
@@ -376,16 +376,16 @@ class _Builder(Transformer[Token, Any]):
             if isinstance(c, Token):
                 if not c.value.isdigit():
                     raise self.syntax_error(
-                        f"a type parameter must be a whole number, not {c.value!r}", _start(c)
+                        f"a type parameter must be a whole number, not {c.value!r}", token_start(c)
                     )
                 args.append(int(c.value))
             else:
                 args.append(c)
-        return _TypeArgs(tuple(args), _end(children[-1]))
+        return _TypeArgs(tuple(args), token_end(children[-1]))
 
     def double_precision(self, children: list[Token]) -> _Spelled:
         tok = children[0]
-        return self._spelled("double", _start(tok), _end(tok))
+        return self._spelled("double", token_start(tok), token_end(tok))
 
     def row_field(self, children: list[Any]) -> tuple[str | None, _Spelled, int]:
         name, spelled = children
@@ -408,19 +408,21 @@ class _Builder(Transformer[Token, Any]):
 
     def _keyword_type(self, name: str, children: list[Any], **kw: Any) -> _Spelled:
         """ROW, ARRAY or MAP: from the keyword to the closing RPAR or GT, both tokens."""
-        return self._spelled(name, _start(children[0]), _end(children[-1]), **kw)
+        return self._spelled(name, token_start(children[0]), token_end(children[-1]), **kw)
 
     def interval_type(self, children: list[Any]) -> _Spelled:
         keyword, first_end, to, last_end = children
         if to is not None and to.value.lower() != "to":
-            raise self.syntax_error(f"expected TO, not {to.value!r}", _start(to))
-        return self._spelled("interval", _start(keyword), first_end if to is None else last_end)
+            raise self.syntax_error(f"expected TO, not {to.value!r}", token_start(to))
+        return self._spelled(
+            "interval", token_start(keyword), first_end if to is None else last_end
+        )
 
     def interval_field(self, children: list[Any]) -> int:
         """``day`` or ``second(3)``: only where it ends is needed."""
         name: Token = children[0]
         rpar: Token | None = children[2]
-        return _end(name if rpar is None else rpar)
+        return token_end(name if rpar is None else rpar)
 
     def for_stmt(self, children: list[Any]) -> Tree[Any]:
         """``FOR i IN a TO b DO``: the range is one opaque expression that must say TO."""
@@ -440,7 +442,7 @@ class _Builder(Transformer[Token, Any]):
     def parameter(self, children: list[Any]) -> _Param:
         name, spelled, comment, doc = children
         offset = name.offset if name is not None else spelled.offset
-        return _Param(name, spelled, doc, offset, None if comment is None else _start(comment))
+        return _Param(name, spelled, doc, offset, None if comment is None else token_start(comment))
 
     table_column = parameter
 
@@ -448,44 +450,50 @@ class _Builder(Transformer[Token, Any]):
         return list(children)
 
     def returns_type(self, children: list[Any]) -> _Returns:
-        return _Returns(_start(children[0]), type=children[1])
+        return _Returns(token_start(children[0]), type=children[1])
 
     def returns_table(self, children: list[Any]) -> _Returns:
         returns, table, *columns = children
-        return _Returns(_start(returns), columns=tuple(columns), table_offset=_start(table))
+        return _Returns(
+            token_start(returns), columns=tuple(columns), table_offset=token_start(table)
+        )
 
     # -- characteristics ----------------------------------------------------------------------
 
     def early_comment(self, children: list[Any]) -> _Characteristic:
-        return _Characteristic("comment", children[1], _start(children[0]), "COMMENT")
+        return _Characteristic("comment", children[1], token_start(children[0]), "COMMENT")
 
     def comment(self, children: list[Any]) -> _Characteristic:
-        return _Characteristic("comment", children[1], _start(children[0]), "COMMENT")
+        return _Characteristic("comment", children[1], token_start(children[0]), "COMMENT")
 
     def language(self, children: list[Any]) -> _Characteristic:
         return _Characteristic(
-            "language", children[1].value.upper(), _start(children[0]), "LANGUAGE"
+            "language", children[1].value.upper(), token_start(children[0]), "LANGUAGE"
         )
 
     def deterministic(self, children: list[Any]) -> _Characteristic:
         negated, word = children
         first = negated if negated is not None else word
-        return _Characteristic("deterministic", negated is None, _start(first), "DETERMINISTIC")
+        return _Characteristic(
+            "deterministic", negated is None, token_start(first), "DETERMINISTIC"
+        )
 
     def returns_null_on_null_input(self, children: list[Token]) -> _Characteristic:
-        return _Characteristic("on-null-input", "return-null", _start(children[0]), "null-input")
+        return _Characteristic(
+            "on-null-input", "return-null", token_start(children[0]), "null-input"
+        )
 
     def called_on_null_input(self, children: list[Token]) -> _Characteristic:
-        return _Characteristic("on-null-input", "call", _start(children[0]), "null-input")
+        return _Characteristic("on-null-input", "call", token_start(children[0]), "null-input")
 
     def security(self, children: list[Token]) -> _Characteristic:
         return _Characteristic(
-            "security", children[1].value.upper(), _start(children[0]), "SECURITY"
+            "security", children[1].value.upper(), token_start(children[0]), "SECURITY"
         )
 
     def properties(self, children: list[Any]) -> _Characteristic:
         props = tuple(children[1:])
-        return _Characteristic("properties", props, _start(children[0]), "WITH")
+        return _Characteristic("properties", props, token_start(children[0]), "WITH")
 
     def property(self, children: list[Any]) -> tuple[str, str, int]:
         key, _eq, value = children
@@ -496,12 +504,12 @@ class _Builder(Transformer[Token, Any]):
     def expr(self, children: list[Token]) -> _Span:
         """An opaque expression: its children are its tokens, flat (the grammar inlines the
         nesting), so it spans from the first to the last."""
-        return _Span(_start(children[0]), _end(children[-1]), tuple(children))
+        return _Span(token_start(children[0]), token_end(children[-1]), tuple(children))
 
     query_expr = expr
 
     def block(self, children: list[Any]) -> _Span:
-        start, end = _start(children[0]), _end(children[-1])  # BEGIN ... END
+        start, end = token_start(children[0]), token_end(children[-1])  # BEGIN ... END
         lists = [c for c in children if isinstance(c, Tree) and c.data == "statement_list"]
         last = lists[0].children[-1] if lists else None
         ends_in_return = isinstance(last, Tree) and last.data == "return_stmt"
@@ -511,15 +519,17 @@ class _Builder(Transformer[Token, Any]):
         keyword, body = children
         first = _FIRST_WORD.match(body.value)
         is_query = first is not None and first.group().upper() in _QUERY_WORDS
-        span = _Span(_start(body), _end(body))
-        return _BodyPart("query" if is_query else "expression", span, _start(keyword))
+        span = _Span(token_start(body), token_end(body))
+        return _BodyPart("query" if is_query else "expression", span, token_start(keyword))
 
     def compound_body(self, children: list[_Span]) -> _BodyPart:
         return _BodyPart("compound", children[0], children[0].start)
 
     def external_body(self, children: list[Token]) -> _BodyPart:
         tok = children[1]
-        return _BodyPart("external", _Span(_start(tok), _end(tok)), _start(children[0]))
+        return _BodyPart(
+            "external", _Span(token_start(tok), token_end(tok)), token_start(children[0])
+        )
 
     # -- statements ---------------------------------------------------------------------------
 
@@ -570,14 +580,6 @@ _FIRST_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\b")
 
 
 _E = TypeVar("_E", bound=TranslatorError)
-
-
-def _start(tok: Token) -> int:
-    return tok.start_pos or 0
-
-
-def _end(tok: Token) -> int:
-    return tok.end_pos or 0
 
 
 def _error(cls: type[_E], message: str, text: str, offset: int, base: Position | None) -> _E:
