@@ -234,7 +234,7 @@ class StatementText:
     @property
     def words(self) -> list[Token]:
         """Significant tokens only: no spaces, no comments."""
-        return [t for t in self.tokens if t.kind not in _INSIGNIFICANT]
+        return list(self.iter_words())
 
     def iter_words(self) -> Iterator[Token]:
         """:attr:`words` one at a time, made as they are taken: for looking at a header only."""
