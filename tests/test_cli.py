@@ -151,6 +151,52 @@ def test_transpile_refuses_what_the_target_lacks(capsys: Any, tmp_path: Path) ->
     assert code == 1 and out == "" and "Trino has no SQL table functions" in err
 
 
+def test_transpile_names_the_function_it_refuses(capsys: Any, tmp_path: Path) -> None:
+    udtf = write(
+        tmp_path, "t.sql", "CREATE FUNCTION rows_of(n INT) RETURNS TABLE (v INT) RETURN SELECT n"
+    )
+    code, _, err = run(capsys, "transpile", "--from", "spark", "--to", "trino", str(udtf))
+    assert code == 1 and "error: rows_of(int) version 1 is a table function" in err
+
+
+def test_transpile_refuses_what_compile_loses_unless_allowed(capsys: Any, tmp_path: Path) -> None:
+    """A dropped DEFAULT or varchar length is lost from the emitted DDL just the same."""
+    sql = write(
+        tmp_path,
+        "d.sql",
+        "CREATE FUNCTION div0(a DOUBLE, b DOUBLE DEFAULT 1.0) RETURNS DOUBLE RETURN a / b;\n"
+        "CREATE FUNCTION up(s VARCHAR(8)) RETURNS STRING RETURN upper(s);\n",
+    )
+    code, out, err = run(capsys, "transpile", "--from", "spark", "--to", "trino", str(sql))
+    assert code == 1 and out == ""
+    assert f"{sql}:1:41: error: " in err and "b DEFAULT 1.0" in err
+    assert f"{sql}:2:22: error: " in err and "(allow it with --allow-lossy)" in err
+    code, out, err = run(
+        capsys, "transpile", "--from", "spark", "--to", "trino", "--allow-lossy", str(sql)
+    )
+    assert code == 0, err
+    assert "CREATE FUNCTION div0(a double, b double)" in out and "up(s varchar)" in out
+    assert "warning[dropped-default]" in err and "error" not in err
+
+
+def test_transpile_puts_two_part_names_into_a_catalog(capsys: Any, tmp_path: Path) -> None:
+    """Trino names a stored function catalog.schema.name: a Spark db.f needs its catalog."""
+    sql = write(tmp_path, "s.sql", "CREATE FUNCTION sales.nz(x INT) RETURNS INT RETURN nvl(x, 0)")
+    code, out, err = run(capsys, "transpile", "--from", "spark", "--to", "trino", str(sql))
+    assert code == 1 and out == ""
+    assert "sales.nz: Trino names a stored function catalog.schema.name" in err
+    assert "(--catalog C names it C.sales.nz)" in err
+    argv = ("transpile", "--from", "spark", "--to", "trino", "--catalog", "hive", str(sql))
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert out.startswith("CREATE FUNCTION hive.sales.nz(x integer)")
+    # Spark takes two-part names as they are; --catalog only adds the catalog.
+    argv = ("transpile", "--from", "trino", "--to", "spark", "--catalog", "spark_catalog")
+    code, back, err = run(capsys, *argv, str(write(tmp_path, "t.sql", out)))
+    assert code == 0, err
+    assert back.startswith("CREATE FUNCTION hive.sales.nz(x INT)")
+
+
 def test_the_console_script_is_installed() -> None:
     exe = Path(sys.executable).with_name("iceberg-udf")
     done = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=True)

@@ -20,8 +20,14 @@ from translator.cli_args import (
     compile_options_parent,
     read_sources,
 )
-from translator.dialects import DIALECTS
-from translator.errors import Diagnostic, MetadataError, TranslatorError, format_diagnostic
+from translator.dialects import DIALECTS, get_dialect
+from translator.errors import (
+    Diagnostic,
+    MetadataError,
+    TranslatorError,
+    UnsupportedError,
+    format_diagnostic,
+)
 from translator.fileio import atomic_write
 from translator.metadata import UdfMetadata, dump_metadata, metadata_to_json
 
@@ -153,19 +159,31 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
             sql, args.source, file=name, options=CompileOptions(targets=(args.to,))
         )
         errors += result.errors
-        warnings += result.warnings
+        warnings += [w for w in result.warnings if args.allow_lossy or not w.lossy]
+        if not args.allow_lossy:
+            # What compile loses (a DEFAULT, a varchar length) is lost from the DDL too.
+            errors += [
+                UnsupportedError(f"{w.message} (allow it with --allow-lossy)", w.position)
+                for w in result.warnings
+                if w.lossy
+            ]
         for key, meta in result.functions.items():
             if meta is None:
                 continue
+            parts = tuple(key.split("."))
+            if args.catalog is not None and len(parts) == 2:
+                parts = (args.catalog, *parts)
             try:
                 emitted = emit_ddl(
                     meta,
                     args.to,
-                    tuple(key.split(".")),
+                    parts,
                     allow_lossy=args.allow_lossy,
                     or_replace=args.or_replace,
                 )
-            except TranslatorError as e:
+            except UnsupportedError as e:
+                if len(parts) not in get_dialect(args.to).name_parts and len(parts) == 2:
+                    e = UnsupportedError(f"{e.message} (--catalog C names it C.{key})")
                 errors.append(e)
                 continue
             warnings += emitted.warnings
@@ -206,6 +224,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", required=True, choices=sorted(DIALECTS))
     p.add_argument("--allow-lossy", action="store_true", help="emit even if information is lost")
     p.add_argument("--or-replace", action="store_true", help="emit CREATE OR REPLACE FUNCTION")
+    p.add_argument(
+        "--catalog",
+        metavar="C",
+        help="emit a two-part name schema.f as C.schema.f (Trino names stored functions so)",
+    )
     p.add_argument("sql", nargs="+", metavar="SQL", help="SQL files; - reads standard input")
     p.set_defaults(run=_cmd_transpile)
 

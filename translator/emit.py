@@ -45,6 +45,15 @@ class RoutineSpec:
     definition_id: str
     version_id: int
 
+    @property
+    def label(self) -> str:
+        """How messages name it: a batch emits many functions, so the name comes first."""
+        return version_label(self.name, self.definition_id, self.version_id)
+
+
+def version_label(name: tuple[str, ...], definition_id: str, version_id: int) -> str:
+    return f"{'.'.join(name)}({definition_id}) version {version_id}"
+
 
 @dataclass(frozen=True, slots=True)
 class Rendered:
@@ -143,7 +152,7 @@ def routine_spec(
     warnings: list[Diagnostic] = []
     rep = v.representation(target)
     if rep is None:
-        rep = _transpiled(d, v, target, warnings)
+        rep = _transpiled(name, d, v, target, warnings)
     spec = RoutineSpec(
         name=name,
         parameters=tuple((p.name, p.iceberg_type, p.doc) for p in d.parameters),
@@ -161,7 +170,11 @@ def routine_spec(
 
 
 def _transpiled(
-    d: Definition, v: DefinitionVersion, target: str, warnings: list[Diagnostic]
+    name: tuple[str, ...],
+    d: Definition,
+    v: DefinitionVersion,
+    target: str,
+    warnings: list[Diagnostic],
 ) -> SqlRepresentation:
     sources = [r for r in v.representations if isinstance(r, SqlRepresentation)]
     reasons = []
@@ -192,7 +205,7 @@ def _transpiled(
             return SqlRepresentation(type="sql", dialect=target, sql=t.sql)
         reasons.append(f"{src.dialect}: {t.reason}")
     raise UnsupportedError(
-        f"definition ({d.definition_id}) version {v.version_id} has no {target} representation "
+        f"{version_label(name, d.definition_id, v.version_id)} has no {target} representation "
         f"and none can be made: {'; '.join(reasons) or 'it has no SQL representation'}"
     )
 
@@ -218,9 +231,8 @@ def emit_ddl(
         rendered = dialect.render_create(spec, or_replace=or_replace)
         if rendered.lossy and not allow_lossy:
             raise UnsupportedError(
-                f"emitting ({d.definition_id}) for {target} would lose information: "
-                + "; ".join(rendered.lossy)
-                + " (allow it with --allow-lossy)"
+                f"emitting {'.'.join(name)}({d.definition_id}) for {target} would lose "
+                "information: " + "; ".join(rendered.lossy) + " (allow it with --allow-lossy)"
             )
         warnings += [Diagnostic("lossy", m, lossy=True) for m in rendered.lossy]
         warnings += [Diagnostic("emit-note", m) for m in rendered.notes]

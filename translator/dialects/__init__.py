@@ -36,6 +36,8 @@ class Dialect(Protocol):
     deterministic_default: bool
     #: Whether a script's ``USE ns`` moves its unqualified function names to ``ns``.
     use_sets_function_namespace: bool
+    #: How many parts a function name the engine creates may have.
+    name_parts: frozenset[int]
 
     def parse_statement(self, stmt: StatementText) -> Statement:
         """Parse one CREATE/DROP FUNCTION statement; raise a positioned TranslatorError."""

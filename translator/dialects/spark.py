@@ -98,6 +98,7 @@ class SparkDialect:
     return_takes_query: bool = True
     deterministic_default: bool = True  # Spark documents DETERMINISTIC as the default
     use_sets_function_namespace: bool = True
+    name_parts: frozenset[int] = frozenset({1, 2, 3})
 
     def parse_statement(self, stmt: StatementText) -> Statement:
         return parse_statement(stmt)
@@ -1067,10 +1068,11 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     """
     from translator.emit import Rendered
 
-    what = f"definition ({spec.definition_id}) version {spec.version_id}"
     if spec.body_kind == "compound":
-        raise UnsupportedError(f"{what} has a BEGIN ... END body: Spark SQL functions take RETURN")
-    if not 1 <= len(spec.name) <= 3:
+        raise UnsupportedError(
+            f"{spec.label} has a BEGIN ... END body: Spark SQL functions take RETURN"
+        )
+    if len(spec.name) not in DIALECT.name_parts:
         raise UnsupportedError(f"{'.'.join(spec.name)}: Spark names a function with 1 to 3 parts")
     lossy: list[str] = []
     params = ", ".join(
@@ -1080,7 +1082,7 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     lines = [
         f"CREATE {'OR REPLACE ' if or_replace else ''}FUNCTION "
         f"{'.'.join(_render_function_name(p) for p in spec.name)}({params})",
-        "  RETURNS " + _render_returns(spec, what, lossy),
+        "  RETURNS " + _render_returns(spec, lossy),
     ]
     if spec.doc is not None:
         lines.append("  COMMENT " + spark_string_literal(spec.doc))
@@ -1089,7 +1091,7 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     if spec.on_null_input == "return-null" and spec.parameters:
         if spec.kind == "udtf":
             raise UnsupportedError(
-                f"{what} is a table function that returns null on null input: Spark has no "
+                f"{spec.label} is a table function that returns null on null input: Spark has no "
                 "RETURNS NULL ON NULL INPUT and no faithful rewrite for a table"
             )
         guard = " OR ".join(f"{_render_ident(n)} IS NULL" for n, _, _ in spec.parameters)
@@ -1098,11 +1100,11 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     return Rendered("\n".join(lines), tuple(lossy))
 
 
-def _render_returns(spec: RoutineSpec, what: str, lossy: list[str]) -> str:
+def _render_returns(spec: RoutineSpec, lossy: list[str]) -> str:
     if spec.kind == "udf":
         return _render_type(spec.return_type, "the return type", lossy)
     if not isinstance(spec.return_type, StructType) or not spec.return_type.fields:
-        raise UnsupportedError(f"{what} is a table function without result columns")
+        raise UnsupportedError(f"{spec.label} is a table function without result columns")
     columns = ", ".join(
         _render_column(f.name, f.type, f.doc, f"result column {f.name}", lossy)
         for f in spec.return_type.fields

@@ -184,6 +184,8 @@ class TrinoDialect:
     deterministic_default: bool = True
     # Unqualified functions live in the configured default function schema, not the session's.
     use_sets_function_namespace: bool = False
+    # An inline or session function by its name alone, a stored one as catalog.schema.name.
+    name_parts: frozenset[int] = frozenset({1, 3})
 
     def parse_statement(self, stmt: StatementText) -> Statement:
         return parse_statement(stmt)
@@ -1228,13 +1230,14 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     """
     from translator.emit import Rendered
 
-    what = f"definition ({spec.definition_id}) version {spec.version_id}"
-    if spec.kind == "udtf":
-        raise UnsupportedError(f"{what} is a table function: Trino has no SQL table functions")
-    if len(spec.name) not in (1, 3):
+    if len(spec.name) not in DIALECT.name_parts:
         raise UnsupportedError(
             f"{'.'.join(spec.name)}: Trino names a stored function catalog.schema.name (three "
             "parts), an inline one by its name alone"
+        )
+    if spec.kind == "udtf":
+        raise UnsupportedError(
+            f"{spec.label} is a table function: Trino has no SQL table functions"
         )
     lossy: list[str] = []
     notes: list[str] = []
