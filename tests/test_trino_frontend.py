@@ -200,7 +200,7 @@ def test_syntax_error_reads_well() -> None:
         "e.sql:3:3: error: unexpected 'LANGUAGES'",
         "      LANGUAGES sql RETURN x",
         "      ^",
-        "expected one of: (, AS, BEGIN, CALLED, COMMENT, DETERMINISTIC, LANGUAGE, NOT, RETURN, "
+        "expected one of: '(', AS, BEGIN, CALLED, COMMENT, DETERMINISTIC, LANGUAGE, NOT, RETURN, "
         "RETURNS, SECURITY, WITH, WITH TIME ZONE, WITHOUT TIME ZONE",
     ]
 

@@ -16,6 +16,7 @@ __all__ = [
     "SqlSyntaxError",
     "TranslatorError",
     "UnsupportedError",
+    "expected_text",
     "format_diagnostic",
     "position_at",
 ]
@@ -125,5 +126,12 @@ def format_diagnostic(err: TranslatorError) -> str:
         lines.append(f"    {src}")
         lines.append("    " + " " * (err.position.column - 1) + "^")
     if err.expected:
-        lines.append("expected one of: " + ", ".join(err.expected))
+        lines.append(expected_text(err.expected))
     return "\n".join(lines)
+
+
+def expected_text(expected: tuple[str, ...]) -> str:
+    """``expected one of: ')', ',', COMMENT``: punctuation quoted, or a bare comma is lost in
+    the comma-separated list."""
+    shown = (name if any(c.isalnum() for c in name) else f"'{name}'" for name in expected)
+    return "expected one of: " + ", ".join(shown)

@@ -56,7 +56,7 @@ from typing import Any, Literal
 
 from translator.compile import CompileOptions
 from translator.dialects import get_dialect
-from translator.errors import Diagnostic, Position, TranslatorError
+from translator.errors import Diagnostic, Position, TranslatorError, expected_text
 from translator.frontend import is_function_ddl
 from translator.ir import CreateFunction, DropFunction
 from translator.merge import Change, function_key
@@ -115,6 +115,8 @@ class Issue:
     lossy: bool = False
     #: For failures: the source line the error points into (for a caret), when known.
     source_line: str | None = field(default=None, compare=False)
+    #: For syntax errors: what the grammar would have taken there.
+    expected: tuple[str, ...] = ()
 
     @property
     def category(self) -> Literal["untranslatable", "lossy", "warning"]:
@@ -123,6 +125,13 @@ class Issue:
         if self.code == "no-representation":
             return "untranslatable"
         return "lossy" if self.lossy else "warning"
+
+    @property
+    def detail(self) -> str:
+        """The message, and what was expected instead, as the command line prints it."""
+        if not self.expected:
+            return self.message
+        return f"{self.message}; {expected_text(self.expected)}"
 
     @property
     def where(self) -> str:
@@ -142,6 +151,8 @@ class Issue:
         }
         if self.lossy:
             out["lossy"] = True
+        if self.expected:
+            out["expected"] = list(self.expected)
         return out
 
 
@@ -764,6 +775,7 @@ class _Run:
                 function=st.function,
                 # the file's own line (a front end's may have the statement alone)
                 source_line=lines[line - 1] if 0 < line <= len(lines) else e.source_line,
+                expected=e.expected,
             )
         )
 
@@ -1070,7 +1082,7 @@ _SUMMARY_ROWS: tuple[tuple[str, str], ...] = (
     ("functions-updated", "functions updated"),
     ("functions-dropped", "functions dropped"),
     ("functions-unchanged", "functions unchanged"),
-    ("warnings", "warnings"),
+    ("warnings", "other warnings"),
     ("lossy", "lossy translations"),
     ("untranslatable", "untranslatable bodies"),
 )
@@ -1189,7 +1201,7 @@ def report_markdown(report: MigrationReport) -> str:
         lines += _md_table(
             _FAILURE_HEADER,
             (
-                [_code(f.where), _code(f.function) if f.function else "", f.code, _md(f.message)]
+                [_code(f.where), _code(f.function) if f.function else "", f.code, _md(f.detail)]
                 for f in report.failures
             ),
         )
@@ -1220,7 +1232,7 @@ def report_markdown(report: MigrationReport) -> str:
                 lines += [f"- {_code(w.where)} {w.code}: {_md(w.message)}" for w in found]
         if fn.failures:
             lines += ["", "Failed statements:", ""]
-            lines += [f"- {_code(f.where)} {f.code}: {_md(f.message)}" for f in fn.failures]
+            lines += [f"- {_code(f.where)} {f.code}: {_md(f.detail)}" for f in fn.failures]
         lines.append("")
     loose = [w for w in report.warnings if w.function is None]
     if loose:
@@ -1303,7 +1315,7 @@ def report_html(report: MigrationReport) -> str:
             if report.failures:
                 h.table(
                     _FAILURE_HEADER,
-                    ([f.where, f.function or "", f.code, f.message] for f in report.failures),
+                    ([f.where, f.function or "", f.code, f.detail] for f in report.failures),
                 )
             else:
                 h.text("p", "None.")

@@ -156,10 +156,7 @@ def _parse(text: str, base: Position | None, start: str) -> Tree[Token]:
 
 
 def _show_expected(name: str) -> str:
-    """Quote punctuation (``','`` reads better than a bare comma in a comma-separated list)."""
-    if name == "$END":
-        return "end of statement"
-    return name if any(c.isalnum() for c in name) else f"'{name}'"
+    return "end of statement" if name == "$END" else name
 
 
 def _accepted(e: UnexpectedInput) -> set[str]:
