@@ -328,6 +328,22 @@ def test_a_broken_statement_in_the_middle_stops_nothing(tmp_path: Path) -> None:
     assert assert_every_file_valid(root) == 4
 
 
+@pytest.mark.parametrize(
+    ("dialect", "statement", "name"),
+    [
+        ("spark", "CREATE FUNCTION `Sales`.`Bad``s`(x INT RETURNS INT RETURN x;", "Sales.Bad`s"),
+        ("trino", 'CREATE FUNCTION "Sales"."Bad""s"(x int RETURNS int RETURN x;', 'sales.bad"s'),
+    ],
+)
+def test_a_statement_that_does_not_parse_is_filed_under_its_name(
+    tmp_path: Path, dialect: str, statement: str, name: str
+) -> None:
+    """Quoted names as the engine reads them: Trino folds them to lower case, Spark does not."""
+    src = write_dir(tmp_path / "src", {"1.sql": statement + "\n"})
+    report = migrate(src, tmp_path / "wh", dialect)
+    assert [(f.function, f.code) for f in report.failures] == [(name, "syntax")]
+
+
 def test_an_unterminated_string_fails_the_rest_of_its_file_only(tmp_path: Path) -> None:
     src = write_dir(
         tmp_path / "src",

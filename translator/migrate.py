@@ -933,7 +933,7 @@ def _name_parts(tokens: Sequence[Token], dialect: str) -> tuple[list[str], list[
     parts: list[str] = []
     for i, t in enumerate(tokens):
         if len(parts) == i // 2 and i % 2 == 0 and t.kind in ("word", "qident"):
-            parts.append(_unquote(t.text, dialect) if t.kind == "qident" else t.text.lower())
+            parts.append(get_dialect(dialect).lexical.name(t))
         elif i % 2 == 1 and t.kind == "punct" and t.text == ".":
             continue
         else:
@@ -960,12 +960,6 @@ def _guess_ref(piece: StatementText, dialect: str, namespace: str) -> FunctionRe
         return FunctionRef.parse(".".join(parts), namespace)
     except WarehouseError:
         return None
-
-
-def _unquote(text: str, dialect: str) -> str:
-    q = text[0]
-    inner = text[1:-1].replace(q + q, q)
-    return inner if dialect == "spark" else inner.lower()
 
 
 def _definitions(meta: UdfMetadata | None) -> list[DefinitionSummary]:

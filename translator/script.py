@@ -27,10 +27,25 @@ class Lexical:
     double_quote_is_string: bool = False
     #: Spark: ``\`name\``` is an identifier.
     backquote_identifiers: bool = False
+    #: Trino folds every name to lower case, quoted or not; Spark keeps a quoted name's case.
+    quoted_names_fold: bool = True
+
+    def name(self, token: Token) -> str:
+        """The name a word or quoted-identifier token stands for."""
+        if token.kind != "qident":
+            return token.text.lower()
+        q = token.text[0]
+        inner = token.text[1:-1].replace(q + q, q)
+        return inner.lower() if self.quoted_names_fold else inner
 
 
 TRINO = Lexical()
-SPARK = Lexical(backslash_escapes=True, double_quote_is_string=True, backquote_identifiers=True)
+SPARK = Lexical(
+    backslash_escapes=True,
+    double_quote_is_string=True,
+    backquote_identifiers=True,
+    quoted_names_fold=False,
+)
 
 
 @dataclass(frozen=True, slots=True)
