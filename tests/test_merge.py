@@ -52,9 +52,12 @@ def run_scenario(path: Path) -> list[dict[str, Any]]:
         options = CompileOptions(
             attach="--attach" in step.flags, transpile="--no-transpile" not in step.flags
         )
+        before = {k: dump_metadata(v) for k, v in functions.items() if v is not None}
         result = compile_script(
             step.sql, step.dialect, into=functions, file=path.name, options=options, context=ctx
         )
+        # The metadata merged into is never changed (the result shares what did not change).
+        assert {k: dump_metadata(v) for k, v in functions.items() if v is not None} == before
         functions.update(result.functions)
         docs = {
             k: json.loads(dump_metadata(v)) if v else None for k, v in sorted(functions.items())

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from conftest import SHARED, assert_rest_schema_valid
+from pydantic import BaseModel
 from syrupy.assertion import SnapshotAssertion
 
 from translator.metadata import (
@@ -19,6 +20,7 @@ from translator.metadata import (
     SqlRepresentation,
     UdfMetadata,
     UnknownRepresentation,
+    deep_copy,
     dump_metadata,
     metadata_to_json,
 )
@@ -165,6 +167,33 @@ def test_unknown_fields_at_every_level_survive_load_and_dump() -> None:
     assert validate_metadata(doc) == []
     model = load_metadata(json.dumps(doc))
     assert json.loads(dump_metadata(model)) == doc
+
+
+def _containers(value: Any, out: list[Any]) -> list[Any]:
+    """Every mutable object in a metadata tree: models, their extras, lists, dicts."""
+    if isinstance(value, BaseModel):
+        out.append(value)
+        if value.model_extra:
+            out.append(value.model_extra)
+        for name in type(value).model_fields:
+            _containers(getattr(value, name), out)
+        for v in (value.model_extra or {}).values():
+            _containers(v, out)
+    elif isinstance(value, list | dict):
+        out.append(value)
+        for v in value.values() if isinstance(value, dict) else value:
+            _containers(v, out)
+    return out
+
+
+def test_deep_copy_is_a_whole_independent_copy() -> None:
+    """What the warehouse hands out: equal to pydantic's deep copy, sharing nothing mutable."""
+    model = load_metadata(json.dumps(_with_unknown_fields()))
+    copied = deep_copy(model)
+    assert dump_metadata(copied) == dump_metadata(model.model_copy(deep=True))
+    assert copied.model_fields_set == model.model_fields_set
+    originals = {id(x) for x in _containers(model, [])}
+    assert not originals & {id(x) for x in _containers(copied, [])}
 
 
 def test_unknown_representation_is_kept_whole() -> None:

@@ -652,6 +652,20 @@ def test_cache_hits_and_sees_new_files(tmp_path: Path) -> None:
     assert wh.load("add_one").version == 2  # a new file: a new key, read fresh
 
 
+def test_what_apply_returns_shares_nothing_with_the_cache(tmp_path: Path) -> None:
+    """A merge result shares unchanged definitions with what it merged into: never the cache's."""
+    wh = warehouse(tmp_path)
+    wh.apply(CREATE_INT + CREATE_DOUBLE, "trino").raise_for_errors()
+    wh.load("add_one")  # cached
+    result = wh.apply(replace_int(2), "trino", dry_run=True).raise_for_errors()
+    (meta,) = result.functions.values()
+    assert meta is not None
+    for d in meta.definitions:  # the double one is unchanged by the statement
+        d.versions.clear()
+    loaded = wh.load("add_one").metadata  # the same file, from the cache
+    assert [len(d.versions) for d in loaded.definitions] == [1, 1]
+
+
 def test_cache_key_includes_mtime_and_size(tmp_path: Path) -> None:
     _put(tmp_path, "1.metadata.json", _doc(UUID_A, "one", [T0]))
     cache = MetadataCache()

@@ -76,6 +76,10 @@ def compile_script(
     mapping from function name (dotted parts, as in :func:`translator.merge.function_key`) to
     metadata. ``strict`` refuses statements whose translation would lose information.
     A failing statement is reported in ``errors`` and the others are still applied.
+
+    ``into`` is never changed. The result shares the definitions, versions and log entries no
+    statement changed with it (a merge into big metadata costs little more than the statements);
+    :func:`translator.metadata.deep_copy` separates them if either is to be changed in place.
     """
     parsed = parse_script(sql, dialect, file=file)
     result = CompileResult(errors=list(parsed.errors))

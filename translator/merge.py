@@ -41,7 +41,6 @@ from translator.metadata import (
     SqlRepresentation,
     UdfMetadata,
     bulk_allocation,
-    deep_copy,
 )
 from translator.types import IcebergType, TypeParseError, definition_id, parse_type_json
 
@@ -111,7 +110,7 @@ def merge_statements(
         key = function_key(stmt.name)
         if key not in working:
             base = (existing or {}).get(key)
-            working[key] = None if base is None else deep_copy(base)
+            working[key] = None if base is None else _private(base)
         try:
             meta, change, warnings = apply_statement(working[key], stmt, ctx=ctx, options=options)
         except TranslatorError as e:
@@ -124,6 +123,33 @@ def merge_statements(
     return out
 
 
+def _private(meta: UdfMetadata) -> UdfMetadata:
+    """The copy of ``meta`` a script's statements change; the caller's is never changed.
+
+    Made in time proportional to the number of definitions and log entries, not to the size of
+    the whole tree: the top level and the two lists statements append to are new, while
+    definitions, versions and log entries stay shared until a statement changes one
+    (:func:`_own_definition` copies it first). So a result shares what did not change with the
+    metadata it was merged into; :func:`translator.metadata.deep_copy` separates them.
+    """
+    out = meta.model_copy()
+    out.definitions = list(meta.definitions)
+    out.definition_log = list(meta.definition_log)
+    return out
+
+
+def _own_definition(meta: UdfMetadata, d: Definition) -> Definition:
+    """``d`` replaced in ``meta`` by a copy a statement may change (its version list is new; the
+    versions themselves are still shared)."""
+    mine = d.model_copy()
+    mine.versions = list(d.versions)
+    for i, x in enumerate(meta.definitions):
+        if x is d:
+            meta.definitions[i] = mine
+            return mine
+    raise AssertionError(f"definition {d.definition_id!r} is not in the metadata")
+
+
 def apply_statement(
     metadata: UdfMetadata | None,
     stmt: CreateFunction | DropFunction,
@@ -131,7 +157,8 @@ def apply_statement(
     ctx: Context,
     options: CompileOptions,
 ) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
-    """Apply one statement to ``metadata`` **in place** (callers pass a private copy)."""
+    """Apply one statement to ``metadata``, whose top level and lists it changes in place
+    (callers pass a :func:`_private` copy); definitions are copied before they are changed."""
     if isinstance(stmt, DropFunction):
         meta, change = _drop(metadata, stmt, ctx)
         return meta, change, list(stmt.warnings)
@@ -229,6 +256,7 @@ def _create(
         return meta, Change("added-definition", key, def_id, 1), warnings + prop_warnings
 
     # CREATE OR REPLACE of a known signature, with something changed.
+    existing = _own_definition(meta, existing)
     ts = _next_timestamp(meta, ctx)
     next_id = max(v.version_id for v in existing.versions) + 1
     existing.versions.append(new_version(stmt, next_id, ts, reps, deterministic_default))
@@ -291,6 +319,9 @@ def _attach(
             warnings,
         )
     rep = SqlRepresentation(type="sql", dialect=stmt.dialect, sql=stmt.body.text)
+    existing = _own_definition(meta, existing)
+    shared, current = current, current.model_copy()
+    existing.versions = [current if v is shared else v for v in existing.versions]
     current.representations = [
         r
         for r in current.representations

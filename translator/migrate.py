@@ -60,7 +60,7 @@ from translator.errors import Diagnostic, Position, TranslatorError, expected_te
 from translator.frontend import is_function_ddl
 from translator.ir import CreateFunction, DropFunction
 from translator.merge import Change, function_key
-from translator.metadata import SqlRepresentation, UdfMetadata
+from translator.metadata import SqlRepresentation, UdfMetadata, deep_copy
 from translator.script import StatementText, Token, scan, split_statements
 from translator.warehouse.cache import MetadataCache
 from translator.warehouse.errors import WarehouseError
@@ -605,7 +605,7 @@ class _Run:
             base = None  # unreadable: applying to it reports the problem
         self.existed[ref] = base is not None
         if base is not None and self.target is not self.real:
-            self.target.committer.commit(ref, None, base.metadata.model_copy(deep=True))
+            self.target.committer.commit(ref, None, deep_copy(base.metadata))
 
     def function_reports(self) -> dict[str, FunctionReport]:
         out: dict[str, FunctionReport] = {}

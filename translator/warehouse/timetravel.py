@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from translator.errors import Diagnostic
-from translator.metadata import DefinitionLogEntry, DefinitionVersionRef, UdfMetadata
+from translator.metadata import DefinitionLogEntry, DefinitionVersionRef, UdfMetadata, deep_copy
 from translator.warehouse.errors import TimeTravelError, WarehouseError
 
 __all__ = ["RollbackStep", "entry_index", "rollback", "view_at"]
@@ -62,7 +62,7 @@ def view_at(meta: UdfMetadata, index: int) -> tuple[UdfMetadata, list[Diagnostic
     """The metadata as it was at log entry ``index`` (1-based); a deep copy."""
     entry = meta.definition_log[index - 1]
     chosen = {r.definition_id: r.version_id for r in entry.definition_versions}
-    view = meta.model_copy(deep=True)
+    view = deep_copy(meta)
     view.definition_log = view.definition_log[:index]
     warnings: list[Diagnostic] = []
     kept = []
@@ -120,7 +120,7 @@ def rollback(
             f"log entry {index} maps definition(s) {', '.join(f'({g})' for g in gone)} that "
             "have been dropped since; rollback cannot bring them back: create them again"
         )
-    out = meta.model_copy(deep=True)
+    out = deep_copy(meta)
     steps: list[RollbackStep] = []
     warnings: list[Diagnostic] = []
     for d in out.definitions:

@@ -28,7 +28,7 @@ from translator.errors import Diagnostic, TranslatorError
 from translator.frontend import parse_script
 from translator.ir import SkippedStatement
 from translator.merge import Change, function_key
-from translator.metadata import UdfMetadata
+from translator.metadata import UdfMetadata, deep_copy
 from translator.warehouse.cache import MetadataCache, cache_enabled_by_env, shared_cache
 from translator.warehouse.catalog import SqlCatalog
 from translator.warehouse.commit import (
@@ -162,7 +162,12 @@ class _Existing(Mapping[str, UdfMetadata | None]):
                 found = self.pinned[ref]
             else:
                 if ref not in self.bases:
-                    self.bases[ref] = self.committer.base(ref)
+                    base = self.committer.base(ref)
+                    # The cache's copy must not be shared with the results (merge shares what
+                    # a statement did not change with the metadata it merged into).
+                    self.bases[ref] = base and dataclasses.replace(
+                        base, metadata=deep_copy(base.metadata)
+                    )
                 base = self.bases[ref]
                 found = None if base is None else base.metadata
         if found is None:
@@ -438,7 +443,7 @@ class Warehouse:
     def load(self, name: str | FunctionRef, *, resolve: ResolveOptions | None = None) -> Resolved:
         """The function's current metadata file under the resolution rules (a private copy)."""
         r = self._load(name, resolve)
-        return dataclasses.replace(r, metadata=r.metadata.model_copy(deep=True))
+        return dataclasses.replace(r, metadata=deep_copy(r.metadata))
 
     def _load(self, name: str | FunctionRef, resolve: ResolveOptions | None) -> Resolved:
         """As :meth:`load`, but the metadata may be shared with the cache: read it only."""
@@ -470,7 +475,7 @@ class Warehouse:
         if as_of is not None and log_entry is not None:
             raise TimeTravelError("give a log entry (--version) or a time (--as-of), not both")
         resolved = self._load(name, resolve)
-        mine = dataclasses.replace(resolved, metadata=resolved.metadata.model_copy(deep=True))
+        mine = dataclasses.replace(resolved, metadata=deep_copy(resolved.metadata))
         if as_of is None and log_entry is None:
             return PointInTime(mine, mine.metadata, None, [])
         index = entry_index(resolved.metadata, as_of=as_of, log_entry=log_entry)
