@@ -14,8 +14,10 @@ Timed per size (median of a few runs), through the public entry point
 * ``replace`` -- ``CREATE OR REPLACE`` of an existing signature with a new body (``new-version``);
 * ``unchanged`` -- the same statement again (deploying twice changes nothing);
 
-and the parts of it that depend on N: the private copy compile makes of ``into`` (the caller's
-metadata is never changed) and, for comparison, writing the result (``dump_metadata``).
+and, for comparison, two costs of the same size that a warehouse adds around a merge: the deep
+copy it makes of a file's metadata (``deep_copy``: ``Warehouse.load`` and ``apply`` never hand
+out the cache's objects) and writing the result (``dump_metadata``). The merge itself copies
+only what a statement changes.
 
 Run by :mod:`benchmarks.run`; prints one JSON document.
 """

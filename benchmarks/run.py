@@ -167,7 +167,7 @@ def merge_section(m: dict[str, Any]) -> str:
             "add overload: ms",
             "replace (new version): ms",
             "unchanged: ms",
-            "of which: private copy: ms",
+            "deep_copy (warehouse): ms",
             "dump_metadata: ms",
         ]
         body = [
@@ -187,7 +187,8 @@ def merge_section(m: dict[str, Any]) -> str:
                 + [f"{b[k] / a[k]:.1f}x" for k in ("add", "replace", "unchanged", "copy", "dump")]
             )
         out += [
-            f"**{title}** (time per merge, `compile_script(statement, into=metadata)`):",
+            f"**{title}** (time per merge, `compile_script(statement, into=metadata)`; "
+            "the last two columns are not part of it):",
             "",
             _table(header, body),
             "",

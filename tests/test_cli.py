@@ -185,16 +185,18 @@ def test_transpile_puts_two_part_names_into_a_catalog(capsys: Any, tmp_path: Pat
     code, out, err = run(capsys, "transpile", "--from", "spark", "--to", "trino", str(sql))
     assert code == 1 and out == ""
     assert "sales.nz: Trino names a stored function catalog.schema.name" in err
-    assert "(--catalog C names it C.sales.nz)" in err
-    argv = ("transpile", "--from", "spark", "--to", "trino", "--catalog", "hive", str(sql))
-    code, out, err = run(capsys, *argv)
+    assert "(--trino-catalog C names it C.sales.nz)" in err
+    argv = ("transpile", "--from", "spark", "--to", "trino", "--trino-catalog", "hive")
+    code, out, err = run(capsys, *argv, str(sql))
     assert code == 0, err
     assert out.startswith("CREATE FUNCTION hive.sales.nz(x integer)")
-    # Spark takes two-part names as they are; --catalog only adds the catalog.
-    argv = ("transpile", "--from", "trino", "--to", "spark", "--catalog", "spark_catalog")
+    # Spark takes three parts as they are.
+    argv = ("transpile", "--from", "trino", "--to", "spark")
     code, back, err = run(capsys, *argv, str(write(tmp_path, "t.sql", out)))
     assert code == 0, err
     assert back.startswith("CREATE FUNCTION hive.sales.nz(x INT)")
+    code, _, err = run(capsys, *argv, "--trino-catalog", "hive", str(sql))
+    assert code == 2 and "--trino-catalog is for Trino output" in err
 
 
 def test_the_console_script_is_installed() -> None:

@@ -781,6 +781,20 @@ def test_emit_from_the_warehouse(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert ddl.count("CREATE FUNCTION") == 2 and "x + 1" in ddl
 
 
+def test_emit_from_the_warehouse_under_another_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Warehouse names are namespace.function; Trino names a stored function with its catalog."""
+    _history_warehouse(tmp_path)
+    argv = ("emit", "--warehouse", str(tmp_path), "default.add_one", "--dialect", "trino")
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 1 and out == ""
+    assert "catalog.schema.name" in err and "(--name gives the name to write)" in err
+    code, out, err = run_cli(capsys, *argv, "--name", "hive.default.add_one")
+    assert code == 0, err
+    assert out.count("CREATE FUNCTION hive.default.add_one(") == 2
+
+
 # --------------------------------------------------------------------------------------------
 # Races, made deterministic
 

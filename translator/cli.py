@@ -150,6 +150,8 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
 
     if args.source == args.to:
         raise UsageError("--from and --to name the same dialect")
+    if args.trino_catalog is not None and args.to != "trino":
+        raise UsageError("--trino-catalog is for Trino output (--to trino)")
     sources = read_sources(args.sql)
     errors: list[TranslatorError] = []
     warnings: list[Diagnostic] = []
@@ -171,8 +173,8 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
             if meta is None:
                 continue
             parts = tuple(key.split("."))
-            if args.catalog is not None and len(parts) == 2:
-                parts = (args.catalog, *parts)
+            if args.trino_catalog is not None and len(parts) == 2:
+                parts = (args.trino_catalog, *parts)
             try:
                 emitted = emit_ddl(
                     meta,
@@ -182,8 +184,9 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
                     or_replace=args.or_replace,
                 )
             except UnsupportedError as e:
-                if len(parts) not in get_dialect(args.to).name_parts and len(parts) == 2:
-                    e = UnsupportedError(f"{e.message} (--catalog C names it C.{key})")
+                if len(parts) == 2 and len(parts) not in get_dialect(args.to).name_parts:
+                    # the dialect checks the name first, so this is the error about it
+                    e = UnsupportedError(f"{e.message} (--trino-catalog C names it C.{key})")
                 errors.append(e)
                 continue
             warnings += emitted.warnings
@@ -225,9 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-lossy", action="store_true", help="emit even if information is lost")
     p.add_argument("--or-replace", action="store_true", help="emit CREATE OR REPLACE FUNCTION")
     p.add_argument(
-        "--catalog",
+        "--trino-catalog",
         metavar="C",
-        help="emit a two-part name schema.f as C.schema.f (Trino names stored functions so)",
+        help="write a two-part name schema.f as C.schema.f (Trino names a stored function "
+        "catalog.schema.name)",
     )
     p.add_argument("sql", nargs="+", metavar="SQL", help="SQL files; - reads standard input")
     p.set_defaults(run=_cmd_transpile)

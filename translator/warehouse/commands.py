@@ -21,8 +21,8 @@ from translator.cli_args import (
     compile_options_parent,
     read_sources,
 )
-from translator.dialects import DIALECTS
-from translator.errors import Diagnostic, MetadataError, format_diagnostic
+from translator.dialects import DIALECTS, get_dialect
+from translator.errors import Diagnostic, MetadataError, UnsupportedError, format_diagnostic
 from translator.warehouse.layout import DEFAULT_NAMESPACE
 from translator.warehouse.render import change_line, history_text, list_text, show_text
 from translator.warehouse.resolve import ResolveOptions
@@ -177,21 +177,28 @@ def _cmd_drop(args: argparse.Namespace) -> int:
 
 def _cmd_emit(args: argparse.Namespace) -> int:
     """``emit --warehouse DIR NAME`` or ``emit --name NAME METADATA``: one CLI, two sources."""
+    # From $ICEBERG_UDF_WAREHOUSE only without --name: emit --name NAME METADATA reads a file.
     if args.warehouse or (os.environ.get(WAREHOUSE_ENV) and args.name is None):
-        if args.name is not None:
-            raise _usage_error("--name goes with a METADATA file; with --warehouse give NAME")
-        with _warehouse(args) as wh:
-            result = wh.emit(
-                args.target,
-                args.dialect,
-                definition=args.definition,
-                definition_version=args.version,
-                allow_lossy=args.allow_lossy,
-                or_replace=args.or_replace,
-                resolve=_resolve_options(args),
-                as_of=args.as_of,
-                log_entry=args.log_entry,
-            )
+        written = args.name or args.target
+        try:
+            with _warehouse(args) as wh:
+                result = wh.emit(
+                    args.target,
+                    args.dialect,
+                    definition=args.definition,
+                    definition_version=args.version,
+                    allow_lossy=args.allow_lossy,
+                    or_replace=args.or_replace,
+                    resolve=_resolve_options(args),
+                    as_of=args.as_of,
+                    log_entry=args.log_entry,
+                    ddl_name=None if args.name is None else tuple(args.name.split(".")),
+                )
+        except UnsupportedError as e:
+            if written.count(".") + 1 not in get_dialect(args.dialect).name_parts:
+                # the dialect checks the name first, so this is the error about it
+                raise UnsupportedError(f"{e.message} (--name gives the name to write)") from None
+            raise
     else:
         result = _emit_file(args)
     _print_warnings(result.warnings)
@@ -368,7 +375,12 @@ def register(subparsers: Any) -> None:
         metavar="NAME|METADATA",
         help="with --warehouse: [namespace.]function; else a metadata file",
     )
-    p.add_argument("--name", metavar="NAME", help="with a METADATA file: the function's name")
+    p.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the name to write in the DDL (needed with a METADATA file; with --warehouse, e.g. "
+        "a Trino catalog.schema.name)",
+    )
     p.add_argument("--dialect", required=True, choices=sorted(DIALECTS), help="target engine")
     p.add_argument("--definition", metavar="ID", help="only this definition-id")
     p.add_argument("--allow-lossy", action="store_true", help="emit even if information is lost")

@@ -529,15 +529,19 @@ class Warehouse:
         allow_lossy: bool = False,
         or_replace: bool = False,
         resolve: ResolveOptions | None = None,
+        ddl_name: tuple[str, ...] | None = None,
     ) -> Any:
         """``CREATE FUNCTION`` DDL for ``dialect`` (:func:`translator.emit.emit_ddl`), named as
-        ``name`` was written."""
+        ``name`` was written, or ``ddl_name`` (a Trino ``catalog.schema.name``, say)."""
         from translator.emit import EmitResult, emit_ddl
 
         if definition_version is not None and (as_of is not None or log_entry is not None):
             raise TimeTravelError("give a definition version or a point in time, not both")
         p = self.at(name, as_of=as_of, log_entry=log_entry, resolve=resolve)
-        parts = tuple(name.split(".")) if isinstance(name, str) else p.resolved.ref.parts
+        if ddl_name is not None:
+            parts = ddl_name
+        else:
+            parts = tuple(name.split(".")) if isinstance(name, str) else p.resolved.ref.parts
         r = emit_ddl(
             p.metadata,
             dialect,
