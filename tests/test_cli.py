@@ -199,6 +199,40 @@ def test_transpile_puts_two_part_names_into_a_catalog(capsys: Any, tmp_path: Pat
     assert code == 2 and "--trino-catalog is for Trino output" in err
 
 
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b"\xff\xfe{}", "not UTF-8 text: byte 0: invalid start byte"),
+        (b'{"function-uuid":', "not valid JSON\n  line 1 column 18: Expecting value"),
+        (b'{"format-version": 1}', "invalid UDF metadata"),
+    ],
+)
+def test_a_bad_metadata_file_is_named_never_a_traceback(
+    capsys: Any, tmp_path: Path, content: bytes, says: str
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    out_file = tmp_path / "out.json"
+    for argv in (
+        ("compile", "--dialect", "trino", "--into", str(bad), "-o", str(out_file), str(ADD_ONE)),
+        ("emit", "--dialect", "spark", "--name", "add_one", str(bad)),
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 1 and out == "" and not out_file.exists()
+        assert err.startswith(f"error: {bad}: ") and says in err
+    for missing in (tmp_path / "nope.json", tmp_path):
+        code, _, err = run(capsys, "emit", "--dialect", "spark", "--name", "f", str(missing))
+        assert code == 1 and err.startswith(f"error: {missing}: cannot read: ")
+
+
+def test_compiling_no_function_ddl_says_so(capsys: Any, tmp_path: Path) -> None:
+    sql = write(tmp_path, "t.sql", "CREATE TABLE t (x INT);\nSET a = 1;\n")
+    out_file = tmp_path / "out.json"
+    code, out, err = run(capsys, "compile", "--dialect", "spark", "-o", str(out_file), str(sql))
+    assert code == 0 and out == "" and not out_file.exists()
+    assert "no CREATE or DROP FUNCTION statement in the input (2 other statement(s) skipped)" in err
+
+
 def test_the_console_script_is_installed() -> None:
     exe = Path(sys.executable).with_name("iceberg-udf")
     done = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=True)

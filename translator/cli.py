@@ -66,28 +66,19 @@ def _report(errors: Sequence[TranslatorError], warnings: Sequence[Diagnostic]) -
 
 def _cmd_compile(args: argparse.Namespace) -> int:
     from translator.api import compile_script
-    from translator.validation import load_metadata, validate_metadata
+    from translator.validation import read_metadata_file, validate_metadata
 
     if args.output and args.output_dir:
         raise UsageError("--output and --output-dir exclude each other")
     sources = read_sources(args.sql)
-    existing = None
-    if args.into:
-        try:
-            existing = load_metadata(Path(args.into).read_text(encoding="utf-8"), source=args.into)
-        except OSError as e:
-            print(f"{args.into}: cannot read: {e.strerror}", file=sys.stderr)
-            return EXIT_INPUT
-        except MetadataError as e:
-            for path, message in e.problems:
-                print(f"{args.into}: {path}: {message}", file=sys.stderr)
-            return EXIT_INPUT
+    existing = read_metadata_file(args.into) if args.into else None
     options = compile_options(args)
     # Each source is parsed on its own so that positions name the right file.
     functions: dict[str, UdfMetadata | None] = {}
     errors: list[TranslatorError] = []
     warnings: list[Diagnostic] = []
     current = existing
+    skipped = 0
     for name, sql in sources:
         try:
             result = compile_script(
@@ -103,12 +94,21 @@ def _cmd_compile(args: argparse.Namespace) -> int:
             continue
         errors += result.errors
         warnings += result.warnings
+        skipped += len(result.skipped)
         functions.update(result.functions)
         current = None
     _report(errors, warnings)
     if errors:
         print(f"iceberg-udf: {len(errors)} error(s); nothing written", file=sys.stderr)
         return EXIT_INPUT
+    if not functions:
+        other = f" ({skipped} other statement(s) skipped)" if skipped else ""
+        print(
+            f"iceberg-udf: no CREATE or DROP FUNCTION statement in the input{other}; "
+            "nothing written",
+            file=sys.stderr,
+        )
+        return EXIT_OK
     written = {k: v for k, v in functions.items() if v is not None}
     for k, v in functions.items():
         if v is None:

@@ -587,17 +587,16 @@ def _duplicate_keys(value: object, path: str = "$") -> Iterator[Problem]:
             yield from _duplicate_keys(child, f"{path}[{i}]")
 
 
-def _decode(text: str) -> object:
+def _decode(text: str, where: str) -> object:
     """Parse JSON strictly: no NaN or Infinity; broken JSON raised with its line and column."""
     try:
         return json.loads(text, object_pairs_hook=_object_hook, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
         raise MetadataError(
-            f"not valid JSON: line {e.lineno} column {e.colno}: {e.msg}",
-            problems=[(f"line {e.lineno} column {e.colno}", e.msg)],
+            f"{where}not valid JSON", problems=[(f"line {e.lineno} column {e.colno}", e.msg)]
         ) from None
     except (ValueError, RecursionError) as e:
-        raise MetadataError(f"not valid JSON: {e}", problems=[("$", str(e))]) from None
+        raise MetadataError(f"{where}not valid JSON", problems=[("$", str(e))]) from None
 
 
 def _plain(value: object) -> object:
@@ -627,7 +626,8 @@ def _pydantic_path(document: object, loc: Iterable[int | str]) -> str:
 
 def load_metadata(text: str, *, source: str | None = None) -> UdfMetadata:
     """Parse and validate a metadata text; raise :class:`MetadataError` listing all problems."""
-    raw = _decode(text)
+    where = f"{source}: " if source else ""
+    raw = _decode(text, where)
     problems = list(_duplicate_keys(raw)) + validate_metadata(raw)
     document = _plain(raw)
     if not problems:
@@ -637,12 +637,23 @@ def load_metadata(text: str, *, source: str | None = None) -> UdfMetadata:
             problems = [
                 Problem(_pydantic_path(document, err["loc"]), err["msg"]) for err in e.errors()
             ]
-    where = f"{source}: " if source else ""
     count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
     raise MetadataError(
         f"{where}invalid UDF metadata ({count}): {problems[0]}",
         problems=[(p.path, p.message) for p in problems],
     )
+
+
+def read_metadata_file(path: str | Path) -> UdfMetadata:
+    """:func:`load_metadata` of a file; a file that cannot be read is a :class:`MetadataError`
+    naming it, like one that is not metadata."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise MetadataError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise MetadataError(f"{path}: not UTF-8 text: byte {e.start}: {e.reason}") from None
+    return load_metadata(text, source=str(path))
 
 
 def validate_paths(paths: list[Path]) -> Iterator[tuple[str, bool]]:

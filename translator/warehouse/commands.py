@@ -22,7 +22,7 @@ from translator.cli_args import (
     read_sources,
 )
 from translator.dialects import DIALECTS, get_dialect
-from translator.errors import Diagnostic, MetadataError, UnsupportedError, format_diagnostic
+from translator.errors import Diagnostic, UnsupportedError, format_diagnostic
 from translator.warehouse.layout import DEFAULT_NAMESPACE
 from translator.warehouse.render import change_line, history_text, list_text, show_text
 from translator.warehouse.resolve import ResolveOptions
@@ -213,17 +213,13 @@ def _cmd_emit(args: argparse.Namespace) -> int:
 
 def _emit_file(args: argparse.Namespace) -> Any:
     from translator.emit import emit_ddl
-    from translator.validation import load_metadata
+    from translator.validation import read_metadata_file
 
     if args.name is None:
         raise _usage_error("emit METADATA needs --name NAME (the function's name in the DDL)")
     if args.log_entry is not None:
         raise _usage_error("--log-entry needs --warehouse; for a file use --as-of or --version")
-    try:
-        text = Path(args.target).read_text(encoding="utf-8")
-    except OSError as e:
-        raise MetadataError(f"{args.target}: cannot read: {e.strerror}") from None
-    meta = load_metadata(text, source=args.target)
+    meta = read_metadata_file(args.target)
     return emit_ddl(
         meta,
         args.dialect,
