@@ -37,7 +37,7 @@ EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
 
 #: Feature modules that add their own subcommands: each has ``register(subparsers)``, and each
 #: command returns an exit code (raising ``UsageError`` for bad usage found late).
-_COMMAND_MODULES: tuple[str, ...] = ("translator.warehouse.commands", "translator.migrate_commands")
+_COMMAND_MODULES: tuple[str, ...] = ("translator.warehouse_commands", "translator.migrate_commands")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -30,10 +30,10 @@ from translator.migrate import (
     report_markdown,
     summary_text,
 )
-from translator.warehouse.commands import CATALOG_ENV, WAREHOUSE_ENV, warehouse_parent
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef
 from translator.warehouse.warehouse import Warehouse
+from translator.warehouse_commands import CATALOG_ENV, WAREHOUSE_ENV, warehouse_parent
 
 __all__ = ["register"]
 
