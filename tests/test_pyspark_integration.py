@@ -9,8 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import FIXTURES
 from translator.api import compile_script
+from translator.errors import UnsupportedError
 from translator.spark import compile_dataframe, register_functions, row_context
 from translator.warehouse import Warehouse
 
@@ -90,3 +93,15 @@ def test_compile_dataframe_equals_the_single_process_path(spark: Any) -> None:
                 for n, m in local.functions.items()
             }
             assert got[key] == (docs, [str(e) for e in local.errors]), key
+
+
+def test_compile_dataframe_names_the_columns_it_needs(spark: Any) -> None:
+    df = spark.createDataFrame(
+        [("a", "CREATE FUNCTION f() RETURNS INT RETURN 1")], "k string, ddl string"
+    )
+    with pytest.raises(ValueError, match=r"'id' \(a row key\) and 'sql'.*'id', 'sql' missing"):
+        compile_dataframe(df, "spark")
+    with pytest.raises(UnsupportedError, match="unknown dialect 'hive'"):
+        compile_dataframe(df, "hive", key_column="k", sql_column="ddl")
+    (row,) = compile_dataframe(df, "spark", key_column="k", sql_column="ddl").collect()
+    assert row["k"] == "a" and list(json.loads(row["metadata"])) == ["f"] and not row["errors"]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from translator.compile import Context
+from translator.dialects import get_dialect
 from translator.emit import emit_ddl
 from translator.errors import TranslatorError
 from translator.metadata import UdfMetadata
@@ -150,6 +151,14 @@ def compile_dataframe(
     """
     from pyspark.sql.types import ArrayType, StringType, StructField, StructType
 
+    get_dialect(dialect)  # an unknown dialect fails here, not on every executor
+    missing = [c for c in (key_column, sql_column) if c not in df.columns]
+    if missing:
+        raise ValueError(
+            f"compile_dataframe reads the columns {key_column!r} (a row key) and {sql_column!r} "
+            f"(DDL text): {', '.join(map(repr, missing))} missing from {df.columns}; name them "
+            "with key_column= and sql_column="
+        )
     schema = StructType(
         [
             StructField(key_column, df.schema[key_column].dataType, True),
