@@ -15,7 +15,7 @@ from tests.conftest import FIXTURES
 from translator.api import compile_script
 from translator.errors import UnsupportedError
 from translator.spark import compile_dataframe, register_functions, row_context
-from translator.warehouse import Warehouse
+from translator.warehouse import Warehouse, WarehouseError
 
 T0 = 1_750_000_000_000
 
@@ -60,6 +60,23 @@ def test_register_current_versions_and_as_of(spark: Any, tmp_path: Path) -> None
         assert spark.sql("SELECT default.pipe_add(1)").collect()[0][0] == 2
     finally:
         spark.sql("DROP FUNCTION IF EXISTS default.pipe_add")
+
+
+def test_register_refuses_what_it_cannot_find(spark: Any, tmp_path: Path) -> None:
+    """A mistyped path or name is an error, never an empty registration; one name is a name."""
+    with pytest.raises(WarehouseError, match=r"no warehouse at .*nope: not a folder"):
+        register_functions(spark, tmp_path / "nope")
+    _warehouse(tmp_path)
+    with pytest.raises(WarehouseError, match=r"default\.nope does not exist"):
+        register_functions(spark, tmp_path / "wh", ["nope"])
+    meta = compile_script("CREATE FUNCTION one_name() RETURNS INT RETURN 1", "spark").metadata
+    with pytest.raises(ValueError, match="no metadata for 'other' in the mapping"):
+        register_functions(spark, {"one_name": meta}, ["other"])
+    try:
+        reg = register_functions(spark, {"one_name": meta}, "one_name")
+        assert reg.created == ["one_name"] and not reg.failed
+    finally:
+        spark.sql("DROP FUNCTION IF EXISTS one_name")
 
 
 def test_register_from_metadata_mapping(spark: Any) -> None:

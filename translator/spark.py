@@ -44,6 +44,8 @@ def _functions(
     ``source``: a Warehouse or a path to one (names are ``[namespace.]function``), one
     UdfMetadata (``names`` must give its one name), or a mapping of name -> metadata.
     """
+    if isinstance(names, str):
+        names = [names]  # one name, not its letters
     if isinstance(source, UdfMetadata):
         wanted = list(names or [])
         if len(wanted) != 1:
@@ -51,10 +53,16 @@ def _functions(
         return {wanted[0]: source}, as_of
     if isinstance(source, Mapping):
         found = dict(source)
+        unknown = [n for n in names or () if n not in found]
+        if unknown:
+            raise ValueError(f"no metadata for {', '.join(map(repr, unknown))} in the mapping")
         picked = found if names is None else {n: found[n] for n in names}
         return picked, as_of
-    from translator.warehouse import Warehouse
+    from translator.warehouse import Warehouse, WarehouseError
 
+    if not isinstance(source, Warehouse) and not Path(source).is_dir():
+        # a mistyped path would otherwise read as a warehouse with no functions
+        raise WarehouseError(f"no warehouse at {source}: not a folder")
     wh = source if isinstance(source, Warehouse) else Warehouse(Path(source))
     refs = [str(i.ref) for i in wh.functions()] if names is None else list(names)
     return {ref: wh.at(ref, as_of=as_of).metadata for ref in refs}, None
