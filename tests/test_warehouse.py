@@ -781,6 +781,22 @@ def test_emit_from_the_warehouse(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert ddl.count("CREATE FUNCTION") == 2 and "x + 1" in ddl
 
 
+def test_reading_a_warehouse_that_is_not_there_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped folder is not a warehouse with no functions; only apply starts a new one."""
+    missing = str(tmp_path / "typo")
+    for argv in (("list",), ("show", "f"), ("history", "f"), ("emit", "f", "--dialect", "spark")):
+        code, out, err = run_cli(capsys, argv[0], "--warehouse", missing, *argv[1:])
+        assert (code, out) == (1, ""), argv
+        assert f"no warehouse at {missing}: not a folder (apply creates one)" in err, argv
+    assert not Path(missing).exists()
+    sql = tmp_path / "f.sql"
+    sql.write_text(CREATE_INT)
+    code, _, err = run_cli(capsys, "apply", "--warehouse", missing, "--dialect", "trino", str(sql))
+    assert code == 0, err
+
+
 def test_emit_from_the_warehouse_under_another_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -23,6 +23,7 @@ from translator.cli_args import (
 )
 from translator.dialects import DIALECTS, get_dialect
 from translator.errors import Diagnostic, UnsupportedError, format_diagnostic
+from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import DEFAULT_NAMESPACE
 from translator.warehouse.render import change_line, history_text, list_text, show_text
 from translator.warehouse.resolve import ResolveOptions
@@ -39,10 +40,14 @@ def _usage_error(message: str) -> Exception:
     return UsageError(message)
 
 
-def _warehouse(args: argparse.Namespace) -> Warehouse:
+def _warehouse(args: argparse.Namespace, *, create: bool = False) -> Warehouse:
+    """The warehouse the arguments name. Only ``apply`` (``create``) may start a new one: for
+    the other commands a mistyped folder would read as a warehouse with no functions."""
     where = args.warehouse or os.environ.get(WAREHOUSE_ENV)
     if not where:
         raise _usage_error(f"--warehouse DIR is required (or set {WAREHOUSE_ENV})")
+    if not create and "://" not in where and not Path(where).is_dir():
+        raise WarehouseError(f"no warehouse at {where}: not a folder (apply creates one)")
     return Warehouse(
         where,
         namespace=args.namespace,
@@ -75,7 +80,7 @@ def _print_json(value: Any) -> None:
 def _cmd_apply(args: argparse.Namespace) -> int:
     sources = read_sources(args.sql)
     options = compile_options(args)
-    with _warehouse(args) as wh:
+    with _warehouse(args, create=True) as wh:
         result = wh.apply(
             sources,
             args.dialect,
