@@ -225,6 +225,20 @@ def test_a_bad_metadata_file_is_named_never_a_traceback(
         assert code == 1 and err.startswith(f"error: {missing}: cannot read: ")
 
 
+def test_an_output_that_cannot_be_written_is_an_error(capsys: Any, tmp_path: Path) -> None:
+    (tmp_path / "a_folder").mkdir()
+    (tmp_path / "a_file").write_text("")
+    for target, says in (
+        (tmp_path / "a_folder", "Is a directory"),
+        (tmp_path / "a_file" / "x.json", f"{tmp_path / 'a_file'} is not a folder"),
+    ):
+        code, out, err = run(
+            capsys, "compile", "--dialect", "trino", "-o", str(target), str(ADD_ONE)
+        )
+        assert (code, out) == (1, "") and err == f"error: cannot write {target}: {says}\n"
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a_file", "a_folder"]
+
+
 def test_compiling_no_function_ddl_says_so(capsys: Any, tmp_path: Path) -> None:
     sql = write(tmp_path, "t.sql", "CREATE TABLE t (x INT);\nSET a = 1;\n")
     out_file = tmp_path / "out.json"
