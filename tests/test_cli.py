@@ -40,9 +40,21 @@ def test_compile_one_function_to_stdout(capsys: Any) -> None:
 
 
 def test_compile_reads_stdin(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "stdin", io.StringIO("CREATE FUNCTION one() RETURNS INT RETURN 1"))
+    stdin = io.TextIOWrapper(io.BytesIO(b"CREATE FUNCTION one() RETURNS INT RETURN 1"))
+    monkeypatch.setattr(sys, "stdin", stdin)
     code, out, _ = run(capsys, "compile", "--dialect", "spark", "-")
     assert code == 0 and json.loads(out)["definitions"][0]["definition-id"] == ""
+
+
+def test_stdin_is_utf_8_as_files_are(capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xff\xfe")))
+    code, out, err = run(capsys, "compile", "--dialect", "spark", "-")
+    assert (code, out) == (1, "") and "cannot read <stdin>: not UTF-8 text" in err
+    crlf = b"CREATE FUNCTION one()\r\nRETURNS INT RETURN\r\n  1"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(crlf)))
+    code, out, err = run(capsys, "compile", "--dialect", "spark", "-")
+    assert code == 0, err
+    assert json.loads(out)["definitions"][0]["versions"][0]["representations"][0]["sql"] == "1"
 
 
 def test_several_functions_need_an_output_dir(capsys: Any, tmp_path: Path) -> None:

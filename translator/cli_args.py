@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,13 +58,16 @@ def read_sources(paths: Sequence[str]) -> list[tuple[str, str]]:
     """
     out = []
     for p in paths:
-        if p == "-":
-            out.append(("<stdin>", sys.stdin.read()))
-            continue
+        name = "<stdin>" if p == "-" else p
         try:
-            out.append((p, Path(p).read_text(encoding="utf-8")))
+            # Strict UTF-8 and universal newlines, for standard input as for files.
+            if p == "-":
+                raw = io.BytesIO(sys.stdin.buffer.read())
+                out.append((name, io.TextIOWrapper(raw, encoding="utf-8").read()))
+            else:
+                out.append((name, Path(p).read_text(encoding="utf-8")))
         except OSError as e:
-            raise TranslatorError(f"cannot read {p}: {e.strerror}") from None
+            raise TranslatorError(f"cannot read {name}: {e.strerror}") from None
         except UnicodeDecodeError as e:
-            raise TranslatorError(f"cannot read {p}: not UTF-8 text ({e.reason})") from None
+            raise TranslatorError(f"cannot read {name}: not UTF-8 text ({e.reason})") from None
     return out
