@@ -123,6 +123,25 @@ def test_files_run_in_natural_order(tmp_path: Path) -> None:
     ]
 
 
+def test_sql_files_in_sub_folders_are_named_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_dir(tmp_path / "src", {"1_a.sql": "CREATE FUNCTION a() RETURNS INT RETURN 1;\n"})
+    for rel in ("sub/2_b.sql", "sub/deeper/10_c.SQL", "sub/9_c.sql", ".git/x.sql", "sub/.h/y.sql"):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text("CREATE FUNCTION b() RETURNS INT RETURN 2;\n")
+    report = migrate(src, tmp_path / "wh", "spark")
+    assert [(w.code, w.file) for w in report.warnings] == [
+        ("not-read", "sub/2_b.sql"),
+        ("not-read", "sub/9_c.sql"),
+        ("not-read", "sub/deeper/10_c.SQL"),
+    ]
+    assert report.exit_code == 0 and report.summary()["warnings"] == 3
+    code = main(["migrate", "--dialect", "spark", str(src), "--warehouse", str(tmp_path / "w2")])
+    err = capsys.readouterr().err
+    assert code == 0 and f"{src}/sub/2_b.sql: warning[not-read]: sub-folders are not read" in err
+
+
 # --------------------------------------------------------------------------------------------
 # The fixtures, end to end
 

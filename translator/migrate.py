@@ -70,6 +70,7 @@ from translator.warehouse.warehouse import ApplyResult, Warehouse
 
 __all__ = [
     "LEDGER_DIR",
+    "NOT_READ",
     "FileReport",
     "FunctionReport",
     "Issue",
@@ -421,6 +422,22 @@ def list_migration_files(src_dir: str | Path) -> list[Path]:
         if p.suffix.lower() == ".sql" and not p.name.startswith(".") and p.is_file()
     ]
     return sorted(found, key=lambda p: _natural_key(p.name))
+
+
+#: The warning code for a ``.sql`` file a migration leaves alone (it is in a sub-folder).
+NOT_READ = "not-read"
+
+
+def _unread_sql_files(src: Path) -> list[str]:
+    """``.sql`` files in sub-folders (not hidden ones), which a migration does not read: named,
+    so that a script filed one folder down is not lost without a word."""
+    out = []
+    for p in src.rglob("*"):
+        rel = p.relative_to(src)
+        hidden = any(part.startswith(".") for part in rel.parts)
+        if len(rel.parts) > 1 and p.suffix.lower() == ".sql" and p.is_file() and not hidden:
+            out.append(rel.as_posix())
+    return sorted(out, key=_natural_key)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1011,6 +1028,10 @@ def migrate_directory(
         dry_run=dry_run,
         strict=strict,
     )
+    report.warnings += [
+        Issue(NOT_READ, "sub-folders are not read: this file was not migrated", file=rel)
+        for rel in _unread_sql_files(Path(src_dir))
+    ]
     with contextlib.ExitStack() as stack:
         scratch = None
         if dry_run:

@@ -20,6 +20,7 @@ from translator.dialects import DIALECTS
 from translator.errors import Position, TranslatorError, format_diagnostic
 from translator.fileio import atomic_write
 from translator.migrate import (
+    NOT_READ,
     Issue,
     MigrationReport,
     ProgressEvent,
@@ -73,7 +74,7 @@ class _Progress:
                 file=self.out,
             )
         for w in event.warnings:
-            print(self._warning(w), file=self.out)
+            print(self.warning_line(w), file=self.out)
         for f in event.failures:
             print(self._error(f), file=self.out)
         if self.tty:
@@ -83,7 +84,7 @@ class _Progress:
     def _path(self, file: str | None) -> str:
         return os.path.join(self.source, file) if file else self.source
 
-    def _warning(self, w: Issue) -> str:
+    def warning_line(self, w: Issue) -> str:
         where = self._path(w.file) + (f":{w.line}:{w.column}" if w.line is not None else "")
         return f"{where}: warning[{w.code}]: {w.message}"
 
@@ -168,6 +169,9 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
             return EXIT_INPUT
         finally:
             progress.finish()
+    for w in report.warnings:
+        if w.code == NOT_READ:
+            print(progress.warning_line(w), file=sys.stderr)
     return _write_reports(args, report)
 
 
@@ -182,8 +186,8 @@ def _write_reports(args: argparse.Namespace, report: MigrationReport) -> int:
             continue
         try:
             atomic_write(Path(value), render(report))
-        except OSError as e:
-            print(f"iceberg-udf: cannot write {value}: {e.strerror}", file=sys.stderr)
+        except TranslatorError as e:
+            print(f"iceberg-udf: {e.message}", file=sys.stderr)
             code = EXIT_INPUT
     sys.stdout.write(summary_text(report))
     return code
