@@ -161,6 +161,7 @@ def test_transpile_refuses_what_the_target_lacks(capsys: Any, tmp_path: Path) ->
     )
     code, out, err = run(capsys, "transpile", "--from", "spark", "--to", "trino", str(udtf))
     assert code == 1 and out == "" and "Trino has no SQL table functions" in err
+    assert err.count("Trino has no SQL table functions") == 1  # said once, as the error
 
 
 def test_transpile_names_the_function_it_refuses(capsys: Any, tmp_path: Path) -> None:

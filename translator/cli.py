@@ -161,7 +161,12 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
             sql, args.source, file=name, options=CompileOptions(targets=(args.to,))
         )
         errors += result.errors
-        warnings += [w for w in result.warnings if args.allow_lossy or not w.lossy]
+        # A missing target representation is emit's error below; the warning would repeat it.
+        warnings += [
+            w
+            for w in result.warnings
+            if (args.allow_lossy or not w.lossy) and w.code != "no-representation"
+        ]
         if not args.allow_lossy:
             # What compile loses (a DEFAULT, a varchar length) is lost from the DDL too.
             errors += [
