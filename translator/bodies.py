@@ -185,7 +185,9 @@ def transpile_body(
         strays = {name for name in columns if name.lower() not in bound}
         if strays:
             return Transpiled(
-                None, f"the body refers to {', '.join(sorted(strays))}, which is not a parameter"
+                None,
+                f"the body refers to {', '.join(sorted(strays))}, which "
+                + ("is not a parameter" if len(strays) == 1 else "are not parameters"),
             )
     missing, user = _function_availability(tokens, source, target)
     if missing:
