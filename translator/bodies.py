@@ -103,32 +103,33 @@ def parameter_references(ast: Any, parameters: Sequence[str]) -> set[str]:
     return found
 
 
-def _bare_columns(ast: Any) -> tuple[list[str], set[str]]:
-    """Names of the columns ``ast`` refers to without a table, and its lambdas' variables
-    (lower-cased): what :func:`parameter_references` and :func:`unknown_columns` look at, in one
-    walk of the tree."""
+def _bare_columns(ast: Any) -> tuple[list[str], list[str], set[str]]:
+    """The columns ``ast`` refers to without a table: all of them, and the free ones (outside
+    every query with a FROM, whose tables could bind them); and its lambdas' variables
+    (lower-cased). One walk of the tree."""
     columns: list[str] = []
+    free: list[str] = []
     lambda_vars: set[str] = set()
     for node in ast.walk():
         if isinstance(node, exp.Column):
             if not node.table:
                 columns.append(node.name)
+                if not _inside_query_with_tables(node):
+                    free.append(node.name)
         elif isinstance(node, exp.Lambda):
             lambda_vars.update(ident.name.lower() for ident in node.expressions)
-    return columns, lambda_vars
+    return columns, free, lambda_vars
 
 
-def unknown_columns(ast: Any, parameters: Sequence[str]) -> set[str]:
-    """Bare column names in an expression body that are not parameters (nothing can bind them)."""
-    wanted = {p.lower() for p in parameters}
-    lambda_vars = {
-        ident.name.lower() for lam in ast.find_all(exp.Lambda) for ident in lam.expressions
-    }
-    return {
-        col.name
-        for col in ast.find_all(exp.Column)
-        if not col.table and col.name.lower() not in wanted | lambda_vars
-    }
+def _inside_query_with_tables(node: Any) -> bool:
+    """Whether a SELECT with a FROM encloses ``node`` (``(SELECT SUM(c) FROM t WHERE k = x)``:
+    ``c`` and ``k`` may be columns of ``t``)."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, exp.Select) and parent.args.get("from_"):
+            return True
+        parent = parent.parent
+    return False
 
 
 def transpile_body(
@@ -172,7 +173,7 @@ def transpile_body(
         return Transpiled(None, f"the {target} text is empty")
     wanted = {p.lower() for p in parameters}
     before = parameter_references(ast, parameters)
-    columns, lambda_vars = _bare_columns(back)
+    columns, free, lambda_vars = _bare_columns(back)
     after = {name.lower() for name in columns if name.lower() in wanted}
     if before != after:
         return Transpiled(
@@ -182,7 +183,7 @@ def transpile_body(
         )
     if kind == "expression":
         bound = wanted | lambda_vars
-        strays = {name for name in columns if name.lower() not in bound}
+        strays = {name for name in free if name.lower() not in bound}
         if strays:
             return Transpiled(
                 None,
