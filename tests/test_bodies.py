@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from sqlglot import exp
 
 from translator.bodies import parse_body, transpile_body
+from translator.types import IcebergType, PrimitiveType
 
 
 def transpile(body: str, parameters: list[str], source: str = "spark") -> tuple[str | None, str]:
@@ -51,3 +53,48 @@ def test_columns_a_query_or_lambda_binds_are_not_strays(body: str, expected: str
 def test_a_subquery_without_tables_binds_nothing() -> None:
     sql, reason = transpile("(SELECT y + 1)", ["x"])
     assert sql is None and reason == "the body refers to y, which is not a parameter"
+
+
+def _typed(body: str, types: dict[str, IcebergType]) -> tuple[str | None, str]:
+    ast, _ = parse_body(body, "expression", "spark")
+    t = transpile_body(
+        body,
+        ast,
+        kind="expression",
+        source="spark",
+        target="trino",
+        parameters=list(types),
+        parameter_types=types,
+    )
+    return t.sql, t.reason or ""
+
+
+STRING, INT, DOUBLE = PrimitiveType("string"), PrimitiveType("int"), PrimitiveType("double")
+
+
+def test_parameter_types_let_sqlglot_rewrite_what_depends_on_them() -> None:
+    """sqlglot refuses CONCAT_WS into Trino unless it knows the arguments are strings."""
+    body = "concat_ws('-', s, s)"
+    assert transpile(body, ["s"])[0] is None
+    sql, _ = _typed(body, {"s": STRING})
+    assert sql == "CONCAT_WS('-', CAST(s AS VARCHAR), CAST(s AS VARCHAR))"
+
+
+def test_division_keeps_spark_semantics_with_or_without_a_cast() -> None:
+    """Spark's / is never integer division: an int is cast to double in Trino, a double not."""
+    assert _typed("a / b", {"a": INT, "b": INT})[0] == "CAST(a AS DOUBLE) / NULLIF(b, 0)"
+    assert _typed("a / b", {"a": DOUBLE, "b": DOUBLE})[0] == "a / NULLIF(b, 0)"
+
+
+def test_the_stored_tree_is_not_typed_in_place() -> None:
+    ast, _ = parse_body("a / b", "expression", "spark")
+    transpile_body(
+        "a / b",
+        ast,
+        kind="expression",
+        source="spark",
+        target="trino",
+        parameters=["a", "b"],
+        parameter_types={"a": DOUBLE, "b": DOUBLE},
+    )
+    assert all(c.type is None for c in ast.find_all(exp.Column))

@@ -7,7 +7,7 @@ and flagged, so compile can still store it for its own dialect.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -18,6 +18,8 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
+
+from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
 __all__ = [
     "Transpiled",
@@ -132,6 +134,64 @@ def _inside_query_with_tables(node: Any) -> bool:
     return False
 
 
+#: Iceberg primitives as sqlglot's types, for the generator's type-aware rewrites.
+_SQLGLOT_PRIMITIVES = {
+    "boolean": "BOOLEAN",
+    "int": "INT",
+    "long": "BIGINT",
+    "float": "FLOAT",
+    "double": "DOUBLE",
+    "date": "DATE",
+    "time": "TIME",
+    "timestamp": "TIMESTAMP",
+    "timestamptz": "TIMESTAMPTZ",
+    "string": "VARCHAR",
+    "uuid": "UUID",
+    "binary": "VARBINARY",
+}
+
+
+def _sqlglot_type(t: IcebergType) -> Any:
+    """``t`` as a sqlglot ``DataType``, or None where sqlglot has no plain equivalent."""
+    if isinstance(t, PrimitiveType):
+        name = _SQLGLOT_PRIMITIVES.get(t.name)
+        return None if name is None else exp.DataType.build(name)
+    if isinstance(t, DecimalType):
+        return exp.DataType.build(f"DECIMAL({t.precision}, {t.scale})")
+    if isinstance(t, ListType):
+        element = _sqlglot_type(t.element)
+        return (
+            None
+            if element is None
+            else exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[element], nested=True)
+        )
+    if isinstance(t, MapType):
+        key, value = _sqlglot_type(t.key), _sqlglot_type(t.value)
+        if key is None or value is None:
+            return None
+        return exp.DataType(this=exp.DataType.Type.MAP, expressions=[key, value], nested=True)
+    return None  # structs, fixed, geospatial, variant: left untyped
+
+
+def _typed_copy(ast: Any, types: Mapping[str, IcebergType]) -> Any:
+    """A copy of ``ast`` whose free references to parameters carry their types, so that
+    sqlglot's generator can rewrite what depends on them (``CONCAT_WS`` into Trino needs to know
+    its arguments are strings) instead of refusing or casting defensively."""
+    typed = ast.copy()
+    lowered = {name.lower(): t for name, t in types.items()}
+    shadowed = {i.name.lower() for lam in typed.find_all(exp.Lambda) for i in lam.expressions}
+    for col in typed.find_all(exp.Column):
+        name = col.name.lower()
+        if col.table or name not in lowered or name in shadowed:
+            continue
+        if _inside_query_with_tables(col):
+            continue
+        sqlglot_type = _sqlglot_type(lowered[name])
+        if sqlglot_type is not None:
+            col.type = sqlglot_type
+    return typed
+
+
 def transpile_body(
     text: str,
     ast: Any,
@@ -140,6 +200,7 @@ def transpile_body(
     source: str,
     target: str,
     parameters: Sequence[str],
+    parameter_types: Mapping[str, IcebergType] | None = None,
 ) -> Transpiled:
     """``text`` (parsed as ``ast`` in ``source``) in ``target``, only if it is valid there.
 
@@ -156,7 +217,11 @@ def transpile_body(
             None, f"sqlglot could not parse the {source} body, so it cannot be transpiled"
         )
     try:
-        sql = ast.sql(dialect=target, unsupported_level=ErrorLevel.RAISE)
+        if parameter_types:
+            typed = _typed_copy(ast, parameter_types)
+            sql = typed.sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
+        else:
+            sql = ast.sql(dialect=target, unsupported_level=ErrorLevel.RAISE)
     except SqlglotError as e:
         return Transpiled(None, f"sqlglot cannot express it in {target}: {_first_line(str(e))}")
     except _SQLGLOT_FAILURES as e:

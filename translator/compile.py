@@ -93,6 +93,7 @@ def representations(
                 source=stmt.dialect,
                 target=target,
                 parameters=names,
+                parameter_types={p.name: p.type for p in stmt.parameters},
             )
             result_sql, reason = t.sql, t.reason
             warnings += [

@@ -193,6 +193,7 @@ def _transpiled(
             source=src_dialect.name,
             target=target,
             parameters=[p.name for p in d.parameters],
+            parameter_types={p.name: p.iceberg_type for p in d.parameters},
         )
         if t.sql is not None:
             warnings.append(
