@@ -151,8 +151,10 @@ _SQLGLOT_PRIMITIVES = {
 }
 
 
+@cache
 def _sqlglot_type(t: IcebergType) -> Any:
-    """``t`` as a sqlglot ``DataType``, or None where sqlglot has no plain equivalent."""
+    """``t`` as a sqlglot ``DataType`` (built once per type), or None where sqlglot has no plain
+    equivalent."""
     if isinstance(t, PrimitiveType):
         name = _SQLGLOT_PRIMITIVES.get(t.name)
         return None if name is None else exp.DataType.build(name)
@@ -160,16 +162,15 @@ def _sqlglot_type(t: IcebergType) -> Any:
         return exp.DataType.build(f"DECIMAL({t.precision}, {t.scale})")
     if isinstance(t, ListType):
         element = _sqlglot_type(t.element)
-        return (
-            None
-            if element is None
-            else exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[element], nested=True)
-        )
+        if element is None:
+            return None
+        return exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[element.copy()], nested=True)
     if isinstance(t, MapType):
         key, value = _sqlglot_type(t.key), _sqlglot_type(t.value)
         if key is None or value is None:
             return None
-        return exp.DataType(this=exp.DataType.Type.MAP, expressions=[key, value], nested=True)
+        pair = [key.copy(), value.copy()]
+        return exp.DataType(this=exp.DataType.Type.MAP, expressions=pair, nested=True)
     return None  # structs, fixed, geospatial, variant: left untyped
 
 
@@ -179,16 +180,21 @@ def _typed_copy(ast: Any, types: Mapping[str, IcebergType]) -> Any:
     its arguments are strings) instead of refusing or casting defensively."""
     typed = ast.copy()
     lowered = {name.lower(): t for name, t in types.items()}
-    shadowed = {i.name.lower() for lam in typed.find_all(exp.Lambda) for i in lam.expressions}
-    for col in typed.find_all(exp.Column):
+    references = []
+    shadowed: set[str] = set()
+    for node in typed.walk():
+        if isinstance(node, exp.Column):
+            if not node.table and node.name.lower() in lowered:
+                references.append(node)
+        elif isinstance(node, exp.Lambda):
+            shadowed.update(i.name.lower() for i in node.expressions)
+    for col in references:
         name = col.name.lower()
-        if col.table or name not in lowered or name in shadowed:
-            continue
-        if _inside_query_with_tables(col):
+        if name in shadowed or _inside_query_with_tables(col):
             continue
         sqlglot_type = _sqlglot_type(lowered[name])
         if sqlglot_type is not None:
-            col.type = sqlglot_type
+            col.type = sqlglot_type.copy()
     return typed
 
 
