@@ -660,17 +660,11 @@ def validate_paths(paths: list[Path]) -> Iterator[tuple[str, bool]]:
     """Output lines for ``iceberg-udf validate``: ``FILE: ok`` or one line per problem."""
     for path in paths:
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            yield f"{path}: cannot read: {e.strerror or e}", False
-            continue
-        except UnicodeDecodeError as e:
-            yield f"{path}: not UTF-8 text: byte {e.start}: {e.reason}", False
-            continue
-        try:
-            load_metadata(text, source=str(path))
+            read_metadata_file(path)
         except MetadataError as e:
-            for where, message in e.problems or [("$", e.message)]:
+            if not e.problems:  # the file cannot be read: the message names it
+                yield e.message, False
+            for where, message in e.problems:
                 yield f"{path}: {where}: {message}", False
             continue
         yield f"{path}: ok", True
