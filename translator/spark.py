@@ -58,11 +58,10 @@ def _functions(
             raise ValueError(f"no metadata for {', '.join(map(repr, unknown))} in the mapping")
         picked = found if names is None else {n: found[n] for n in names}
         return picked, as_of
-    from translator.warehouse import Warehouse, WarehouseError
+    from translator.warehouse import Warehouse, require_existing
 
-    if not isinstance(source, Warehouse) and not Path(source).is_dir():
-        # a mistyped path would otherwise read as a warehouse with no functions
-        raise WarehouseError(f"no warehouse at {source}: not a folder")
+    if not isinstance(source, Warehouse):
+        require_existing(Path(source))  # a local folder: that is what is opened below
     wh = source if isinstance(source, Warehouse) else Warehouse(Path(source))
     refs = [str(i.ref) for i in wh.functions()] if names is None else list(names)
     return {ref: wh.at(ref, as_of=as_of).metadata for ref in refs}, None

@@ -23,11 +23,10 @@ from translator.cli_args import (
 )
 from translator.dialects import DIALECTS, get_dialect
 from translator.errors import Diagnostic, UnsupportedError, format_diagnostic
-from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import DEFAULT_NAMESPACE
 from translator.warehouse.render import change_line, history_text, list_text, show_text
 from translator.warehouse.resolve import ResolveOptions
-from translator.warehouse.warehouse import ApplyResult, Warehouse
+from translator.warehouse.warehouse import ApplyResult, Warehouse, require_existing
 
 __all__ = ["register"]
 
@@ -46,8 +45,8 @@ def _warehouse(args: argparse.Namespace, *, create: bool = False) -> Warehouse:
     where = args.warehouse or os.environ.get(WAREHOUSE_ENV)
     if not where:
         raise _usage_error(f"--warehouse DIR is required (or set {WAREHOUSE_ENV})")
-    if not create and "://" not in where and not Path(where).is_dir():
-        raise WarehouseError(f"no warehouse at {where}: not a folder (apply creates one)")
+    if not create:
+        require_existing(where, " (apply creates one)")
     return Warehouse(
         where,
         namespace=args.namespace,

@@ -29,6 +29,7 @@ from translator.warehouse.warehouse import (
     PointInTime,
     RollbackResult,
     Warehouse,
+    require_existing,
 )
 
 __all__ = [
@@ -50,4 +51,5 @@ __all__ = [
     "UnsupportedStorageError",
     "Warehouse",
     "WarehouseError",
+    "require_existing",
 ]

@@ -20,6 +20,7 @@ import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from translator.api import compile_script
@@ -57,7 +58,17 @@ __all__ = [
     "PointInTime",
     "RollbackResult",
     "Warehouse",
+    "require_existing",
 ]
+
+
+def require_existing(where: str | Path, hint: str = "") -> None:
+    """Refuse a local warehouse folder that is not there: read from, a mistyped path would look
+    like a warehouse with no functions (only applying statements may start a new one). URLs are
+    left to their file system."""
+    if "://" not in str(where) and not Path(where).is_dir():
+        raise WarehouseError(f"no warehouse at {where}: not a folder{hint}")
+
 
 #: Set to 0 to turn off the advisory per-function commit lock of local warehouses.
 LOCK_ENV = "ICEBERG_UDF_COMMIT_LOCK"
