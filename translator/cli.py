@@ -20,12 +20,13 @@ from translator.cli_args import (
     compile_options_parent,
     read_sources,
 )
-from translator.dialects import DIALECTS, get_dialect
+from translator.dialects import DIALECTS
 from translator.errors import (
     Diagnostic,
     MetadataError,
     TranslatorError,
     UnsupportedError,
+    UnsupportedNameError,
     format_diagnostic,
 )
 from translator.fileio import atomic_write
@@ -188,10 +189,12 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
                     allow_lossy=args.allow_lossy,
                     or_replace=args.or_replace,
                 )
-            except UnsupportedError as e:
-                if len(parts) == 2 and len(parts) not in get_dialect(args.to).name_parts:
-                    # the dialect checks the name first, so this is the error about it
-                    e = UnsupportedError(f"{e.message} (--trino-catalog C names it C.{key})")
+            except UnsupportedNameError as e:
+                if len(parts) == 2:
+                    e = UnsupportedNameError(f"{e.message} (--trino-catalog C names it C.{key})")
+                errors.append(e)
+                continue
+            except TranslatorError as e:
                 errors.append(e)
                 continue
             warnings += emitted.warnings

@@ -16,6 +16,7 @@ __all__ = [
     "SqlSyntaxError",
     "TranslatorError",
     "UnsupportedError",
+    "UnsupportedNameError",
     "expected_text",
     "format_diagnostic",
     "position_at",
@@ -99,6 +100,11 @@ class UnsupportedError(TranslatorError):
     """Well-formed input that Iceberg or the target engine cannot express (a type, a clause)."""
 
     code = "unsupported"
+
+
+class UnsupportedNameError(UnsupportedError):
+    """A function name the target engine cannot write as given (its number of parts): the
+    command line can then say how to give another."""
 
 
 class MetadataError(TranslatorError):

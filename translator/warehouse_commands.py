@@ -21,8 +21,8 @@ from translator.cli_args import (
     compile_options_parent,
     read_sources,
 )
-from translator.dialects import DIALECTS, get_dialect
-from translator.errors import Diagnostic, UnsupportedError, format_diagnostic
+from translator.dialects import DIALECTS
+from translator.errors import Diagnostic, UnsupportedNameError, format_diagnostic
 from translator.warehouse.layout import DEFAULT_NAMESPACE
 from translator.warehouse.render import change_line, history_text, list_text, show_text
 from translator.warehouse.resolve import ResolveOptions
@@ -183,7 +183,6 @@ def _cmd_emit(args: argparse.Namespace) -> int:
     """``emit --warehouse DIR NAME`` or ``emit --name NAME METADATA``: one CLI, two sources."""
     # From $ICEBERG_UDF_WAREHOUSE only without --name: emit --name NAME METADATA reads a file.
     if args.warehouse or (os.environ.get(WAREHOUSE_ENV) and args.name is None):
-        written = args.name or args.target
         try:
             with _warehouse(args) as wh:
                 result = wh.emit(
@@ -198,11 +197,8 @@ def _cmd_emit(args: argparse.Namespace) -> int:
                     log_entry=args.log_entry,
                     ddl_name=None if args.name is None else tuple(args.name.split(".")),
                 )
-        except UnsupportedError as e:
-            if written.count(".") + 1 not in get_dialect(args.dialect).name_parts:
-                # the dialect checks the name first, so this is the error about it
-                raise UnsupportedError(f"{e.message} (--name gives the name to write)") from None
-            raise
+        except UnsupportedNameError as e:
+            raise UnsupportedNameError(f"{e.message} (--name gives the name to write)") from None
     else:
         result = _emit_file(args)
     _print_warnings(result.warnings)

@@ -35,6 +35,7 @@ from translator.errors import (
     SqlSyntaxError,
     TranslatorError,
     UnsupportedError,
+    UnsupportedNameError,
     position_at,
 )
 from translator.grammar import load_parser, parse_with, readable_expected, token_end, token_start
@@ -1070,7 +1071,9 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
             f"{spec.label} has a BEGIN ... END body: Spark SQL functions take RETURN"
         )
     if len(spec.name) not in DIALECT.name_parts:
-        raise UnsupportedError(f"{'.'.join(spec.name)}: Spark names a function with 1 to 3 parts")
+        raise UnsupportedNameError(
+            f"{'.'.join(spec.name)}: Spark names a function with 1 to 3 parts"
+        )
     lossy: list[str] = []
     params = ", ".join(
         _render_column(name, tp, doc, f"parameter {name}", lossy)

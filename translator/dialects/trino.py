@@ -29,6 +29,7 @@ from translator.errors import (
     SqlSyntaxError,
     TranslatorError,
     UnsupportedError,
+    UnsupportedNameError,
     position_at,
 )
 from translator.grammar import load_parser, parse_with, token_end, token_start
@@ -1231,7 +1232,7 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     from translator.emit import Rendered
 
     if len(spec.name) not in DIALECT.name_parts:
-        raise UnsupportedError(
+        raise UnsupportedNameError(
             f"{'.'.join(spec.name)}: Trino names a stored function catalog.schema.name (three "
             "parts), an inline one by its name alone"
         )
