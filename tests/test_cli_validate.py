@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
 
+from tests.conftest import FIXTURES
 from translator.cli import main
 
 VALID = FIXTURES / "metadata" / "valid" / "two-definitions.json"

@@ -11,8 +11,8 @@ import json
 from typing import Any
 
 import pytest
-from conftest import SHARED, assert_rest_schema_valid
 
+from tests.conftest import SHARED, assert_rest_schema_valid
 from translator.metadata import UdfMetadata, dump_metadata
 from translator.validation import Problem, load_metadata, validate_metadata
 

@@ -7,10 +7,10 @@ import json
 from typing import Any
 
 import pytest
-from conftest import SHARED, assert_rest_schema_valid
 from pydantic import BaseModel
 from syrupy.assertion import SnapshotAssertion
 
+from tests.conftest import SHARED, assert_rest_schema_valid
 from translator.metadata import (
     Definition,
     DefinitionLogEntry,

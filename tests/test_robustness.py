@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conftest import FIXTURES
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
-from test_types import TYPES
-from test_validation import _document_with
 
+from tests.conftest import FIXTURES
+from tests.test_types import TYPES
+from tests.test_validation import _document_with
 from translator.api import compile_script
 from translator.emit import emit_ddl
 from translator.errors import MetadataError, TranslatorError

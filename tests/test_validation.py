@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, assert_rest_schema_valid
 from hypothesis import given, settings
-from test_types import TYPES
 
+from tests.conftest import FIXTURES, assert_rest_schema_valid
+from tests.test_types import TYPES
 from translator.errors import MetadataError
 from translator.metadata import UdfMetadata, dump_metadata
 from translator.types import IcebergType, definition_id, type_to_json
