@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import FIXTURES, assert_rest_schema_valid
 from translator.cli import main
-from translator.validation import validate_metadata
+from translator.metadata import validate_metadata
 
 ADD_ONE = FIXTURES / "examples" / "add_one.sql"
 

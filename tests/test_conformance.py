@@ -13,8 +13,13 @@ from typing import Any
 import pytest
 
 from tests.conftest import SHARED, assert_rest_schema_valid
-from translator.metadata import UdfMetadata, dump_metadata
-from translator.validation import Problem, load_metadata, validate_metadata
+from translator.metadata import (
+    Problem,
+    UdfMetadata,
+    dump_metadata,
+    load_metadata,
+    validate_metadata,
+)
 
 CONFORMANCE = SHARED / "conformance" / "iceberg-go"
 FILES = sorted(p.name for p in CONFORMANCE.glob("*.json"))

@@ -20,8 +20,7 @@ from translator.api import compile_script
 from translator.compile import Context
 from translator.emit import emit_ddl
 from translator.errors import UnsupportedError
-from translator.metadata import Definition, UdfMetadata
-from translator.validation import load_metadata
+from translator.metadata import Definition, UdfMetadata, load_metadata
 
 DIALECTS = ("trino", "spark")
 #: Every valid fixture that creates a function (a DROP-only fixture has nothing to emit).

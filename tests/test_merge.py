@@ -14,8 +14,13 @@ import pytest
 from tests.conftest import FIXTURES, assert_rest_schema_valid
 from translator.api import compile_script
 from translator.compile import CompileOptions, Context
-from translator.metadata import UdfMetadata, dump_metadata, metadata_to_json
-from translator.validation import load_metadata, validate_metadata
+from translator.metadata import (
+    UdfMetadata,
+    dump_metadata,
+    load_metadata,
+    metadata_to_json,
+    validate_metadata,
+)
 
 MERGE = FIXTURES / "merge"
 STEP = re.compile(r"^-- step: (\w+)((?: --[\w-]+)*)\s*$", re.MULTILINE)

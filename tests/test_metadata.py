@@ -22,9 +22,10 @@ from translator.metadata import (
     UnknownRepresentation,
     deep_copy,
     dump_metadata,
+    load_metadata,
     metadata_to_json,
+    validate_metadata,
 )
-from translator.validation import load_metadata, validate_metadata
 
 CONFORMANCE = SHARED / "conformance" / "iceberg-go"
 APPENDIX = {

@@ -20,6 +20,7 @@ import pytest
 from tests.conftest import FIXTURES, ROOT, assert_rest_schema_valid
 from translator.cli import main
 from translator.compile import Context
+from translator.metadata import validate_metadata
 from translator.migrate import (
     MigrationReport,
     ProgressEvent,
@@ -31,7 +32,6 @@ from translator.migrate import (
     summary_text,
 )
 from translator.migrate_commands import _Progress
-from translator.validation import validate_metadata
 from translator.warehouse import MetadataCache, Warehouse
 from translator.warehouse.layout import parse_metadata_name
 

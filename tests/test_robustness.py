@@ -19,9 +19,8 @@ from tests.test_validation import _document_with
 from translator.api import compile_script
 from translator.emit import emit_ddl
 from translator.errors import MetadataError, TranslatorError
-from translator.metadata import dump_metadata
+from translator.metadata import dump_metadata, load_metadata
 from translator.types import IcebergType
-from translator.validation import load_metadata
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

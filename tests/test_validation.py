@@ -12,9 +12,14 @@ from hypothesis import given, settings
 from tests.conftest import FIXTURES, assert_rest_schema_valid
 from tests.test_types import TYPES
 from translator.errors import MetadataError
-from translator.metadata import UdfMetadata, dump_metadata
+from translator.metadata import (
+    Problem,
+    UdfMetadata,
+    dump_metadata,
+    load_metadata,
+    validate_metadata,
+)
 from translator.types import IcebergType, definition_id, type_to_json
-from translator.validation import Problem, load_metadata, validate_metadata
 
 INVALID = FIXTURES / "metadata" / "invalid"
 VALID = FIXTURES / "metadata" / "valid"
@@ -225,7 +230,7 @@ def test_a_shape_problem_the_checks_missed_is_still_reported_by_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """pydantic is the backstop: load_metadata never returns a model it could not build."""
-    monkeypatch.setattr("translator.validation.validate_metadata", lambda doc: [])
+    monkeypatch.setattr("translator.metadata.read.validate_metadata", lambda doc: [])
     doc = _base()
     doc["definitions"][0]["versions"][1]["version-id"] = "2"
     doc["definitions"][1]["versions"][0]["representations"][0]["sql"] = None

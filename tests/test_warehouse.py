@@ -20,8 +20,7 @@ from tests.conftest import assert_rest_schema_valid
 from translator.cli import main
 from translator.compile import Context
 from translator.errors import MetadataError
-from translator.metadata import UdfMetadata, dump_metadata
-from translator.validation import load_metadata, validate_metadata
+from translator.metadata import UdfMetadata, dump_metadata, load_metadata, validate_metadata
 from translator.warehouse import (
     CACHE_ENV,
     FunctionNotFoundError,

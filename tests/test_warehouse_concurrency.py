@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import ROOT, assert_rest_schema_valid
-from translator.validation import load_metadata, validate_metadata
+from translator.metadata import load_metadata, validate_metadata
 from translator.warehouse import RetryPolicy, Warehouse
 from translator.warehouse.layout import parse_metadata_name
 

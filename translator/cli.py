@@ -49,7 +49,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from translator.validation import validate_paths
+    from translator.metadata import validate_paths
 
     all_ok = True
     for line, ok in validate_paths([Path(p) for p in args.files]):
@@ -67,7 +67,7 @@ def _report(errors: Sequence[TranslatorError], warnings: Sequence[Diagnostic]) -
 
 def _cmd_compile(args: argparse.Namespace) -> int:
     from translator.api import compile_script
-    from translator.validation import read_metadata_file, validate_metadata
+    from translator.metadata import read_metadata_file, validate_metadata
 
     if args.output and args.output_dir:
         raise UsageError("--output and --output-dir exclude each other")

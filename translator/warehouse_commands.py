@@ -213,7 +213,7 @@ def _cmd_emit(args: argparse.Namespace) -> int:
 
 def _emit_file(args: argparse.Namespace) -> Any:
     from translator.emit import emit_ddl
-    from translator.validation import read_metadata_file
+    from translator.metadata import read_metadata_file
 
     if args.name is None:
         raise _usage_error("emit METADATA needs --name NAME (the function's name in the DDL)")

@@ -10,7 +10,7 @@ and retries (:class:`RetryPolicy`), so no update is ever lost.
 * :class:`CatalogCommitter`: the file gets a random name (as Iceberg writes them) and the
   catalog row is swapped with compare-and-swap; a loser deletes its orphan file.
 
-Every document is checked with :func:`~translator.validation.validate_metadata` before it is
+Every document is checked with :func:`~translator.metadata.validate_metadata` before it is
 written: the warehouse never holds a file that the spec rejects.
 """
 
@@ -25,8 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from translator.metadata import UdfMetadata, dump_metadata
-from translator.validation import validate_metadata
+from translator.metadata import UdfMetadata, dump_metadata, validate_metadata
 from translator.warehouse.catalog import CatalogConflict, SqlCatalog
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import (

@@ -21,8 +21,7 @@ import os
 from dataclasses import dataclass
 
 from translator.errors import MetadataError
-from translator.metadata import UdfMetadata
-from translator.validation import load_metadata
+from translator.metadata import UdfMetadata, load_metadata
 from translator.warehouse.cache import MetadataCache
 from translator.warehouse.errors import FunctionNotFoundError, WarehouseError
 from translator.warehouse.layout import (

@@ -11,17 +11,13 @@ Field names are the spec's, as aliases. Three rules shape the models:
   indent, a trailing newline.
 
 Validation beyond the JSON shape (ids, references, ordering) lives in
-:mod:`translator.validation`, which collects every problem with its JSON path.
+:mod:`translator.metadata.validate`, which collects every problem with its JSON path; the
+canonical text is :mod:`translator.metadata.dump`.
 """
 
 from __future__ import annotations
 
-import copy
-import gc
-import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -37,10 +33,6 @@ __all__ = [
     "SqlRepresentation",
     "UdfMetadata",
     "UnknownRepresentation",
-    "bulk_allocation",
-    "deep_copy",
-    "dump_metadata",
-    "metadata_to_json",
 ]
 
 
@@ -174,123 +166,3 @@ class UdfMetadata(_Model):
             if d.definition_id == definition_id:
                 return d
         return None
-
-
-# --------------------------------------------------------------------------------------------
-# Writing
-
-
-def metadata_to_json(model: BaseModel) -> dict[str, Any]:
-    """The JSON value of ``model``: set fields in declaration (spec) order, then unknown keys."""
-    out: dict[str, Any] = {}
-    fields_set = model.model_fields_set
-    for name, info in type(model).model_fields.items():
-        value = getattr(model, name)
-        if name not in fields_set or value is None:  # no spec field is nullable: None is absent
-            continue
-        out[info.alias or name] = _value_to_json(value)
-    for key, value in (model.model_extra or {}).items():
-        out[key] = _value_to_json(value)
-    return out
-
-
-def _value_to_json(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return metadata_to_json(value)
-    if isinstance(value, list):
-        return [_value_to_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _value_to_json(v) for k, v in value.items()}
-    return value
-
-
-def dump_metadata(metadata: UdfMetadata) -> str:
-    """The file text: spec key order, 2-space indent, UTF-8 kept as is, trailing newline."""
-    return json.dumps(metadata_to_json(metadata), indent=2, ensure_ascii=False) + "\n"
-
-
-# --------------------------------------------------------------------------------------------
-# Copying
-
-_M = TypeVar("_M", bound=BaseModel)
-
-#: Immutable values ``copy.deepcopy`` returns as they are.
-_ATOMIC = frozenset({str, int, bool, float, type(None)})
-
-
-def deep_copy(model: _M) -> _M:
-    """``model.model_copy(deep=True)``, faster on big metadata.
-
-    The same result: pydantic's ``__deepcopy__`` applied to every model in the tree, with lists
-    and dicts copied as ``copy.deepcopy`` copies them and one memo, so an object reachable twice
-    is copied once. Only the per-object dispatch of ``copy.deepcopy`` is skipped for the values
-    metadata is made of (models, lists, dicts, strings, numbers); anything else still goes
-    through ``copy.deepcopy`` with the same memo. The cyclic garbage collector is paused while
-    the copy is made (it allocates millions of objects for 100k definitions, and creates no
-    cycles), as it was before the call.
-    """
-    with bulk_allocation():
-        return _copy_value(model, {})  # type: ignore[no-any-return]
-
-
-@contextmanager
-def bulk_allocation() -> Iterator[None]:
-    """Pause the cyclic garbage collector while many objects without cycles are made.
-
-    For metadata with 100k definitions, the collector's full passes over the heap (millions of
-    objects) cost more than the work itself, and nothing made here can form a cycle for it to
-    find. It is turned back on as it was before.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-#: Model classes that use pydantic's own ``__deepcopy__`` (see :func:`_plain_model`).
-_PLAIN_MODELS: set[type] = set()
-
-
-def _plain_model(cls: type) -> bool:
-    if issubclass(cls, BaseModel) and cls.__deepcopy__ is BaseModel.__deepcopy__:
-        _PLAIN_MODELS.add(cls)
-        return True
-    return False
-
-
-def _copy_value(value: Any, memo: dict[int, Any]) -> Any:
-    cls: Any = type(value)
-    if cls in _ATOMIC:
-        return value
-    found = memo.get(id(value), memo)
-    if found is not memo:
-        return found
-    atomic = _ATOMIC
-    if cls is list:
-        items: list[Any] = []
-        memo[id(value)] = items
-        for v in value:
-            items.append(v if type(v) in atomic else _copy_value(v, memo))
-        return items
-    if cls is dict:
-        mapping: dict[Any, Any] = {}
-        memo[id(value)] = mapping
-        for k, v in value.items():
-            if type(k) not in atomic:
-                k = _copy_value(k, memo)
-            mapping[k] = v if type(v) in atomic else _copy_value(v, memo)
-        return mapping
-    if (cls in _PLAIN_MODELS or _plain_model(cls)) and value.__pydantic_private__ is None:
-        m = cls.__new__(cls)
-        memo[id(value)] = m
-        setattr_ = object.__setattr__
-        # the two dicts as copy.deepcopy copies them (the dict branch above memoizes them)
-        for name in ("__dict__", "__pydantic_extra__"):
-            setattr_(m, name, _copy_value(getattr(value, name), memo))
-        setattr_(m, "__pydantic_fields_set__", copy.copy(value.__pydantic_fields_set__))
-        setattr_(m, "__pydantic_private__", None)
-        return m
-    return copy.deepcopy(value, memo)

@@ -1,0 +1,150 @@
+"""Reading metadata: strict JSON decoding, validation, then the models.
+
+:func:`load_metadata` turns a text into :class:`~translator.metadata.model.UdfMetadata` or raises
+one :class:`~translator.errors.MetadataError` that lists every problem with its JSON path;
+:func:`read_metadata_file` does the same for a file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from translator.errors import MetadataError
+from translator.metadata.model import UdfMetadata
+from translator.metadata.problems import Problem, key_path
+from translator.metadata.validate import validate_metadata
+
+__all__ = ["check_metadata_files", "load_metadata", "read_metadata_file", "validate_paths"]
+
+
+class _Decoded(dict[str, Any]):
+    """A JSON object that remembers the keys it had more than once (the last value wins)."""
+
+    duplicates: tuple[str, ...] = ()
+
+
+def _object_hook(pairs: list[tuple[str, Any]]) -> _Decoded:
+    out = _Decoded(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        twice: list[str] = []
+        for key, _ in pairs:
+            if key in seen and key not in twice:
+                twice.append(key)
+            seen.add(key)
+        out.duplicates = tuple(twice)
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _duplicate_keys(value: object, path: str = "$") -> Iterator[Problem]:
+    """Keys written twice in one object: JSON readers disagree on which value counts."""
+    if isinstance(value, _Decoded):
+        for key in value.duplicates:
+            yield Problem(key_path(path, key), "key appears more than once in the same object")
+        for key, child in value.items():
+            yield from _duplicate_keys(child, key_path(path, key))
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            yield from _duplicate_keys(child, f"{path}[{i}]")
+
+
+def _decode(text: str, where: str) -> object:
+    """Parse JSON strictly: no NaN or Infinity; broken JSON raised with its line and column."""
+    try:
+        return json.loads(text, object_pairs_hook=_object_hook, parse_constant=_reject_constant)
+    except json.JSONDecodeError as e:
+        raise MetadataError(
+            f"{where}not valid JSON", problems=[(f"line {e.lineno} column {e.colno}", e.msg)]
+        ) from None
+    except (ValueError, RecursionError) as e:
+        raise MetadataError(f"{where}not valid JSON", problems=[("$", str(e))]) from None
+
+
+def _plain(value: object) -> object:
+    """Drop the duplicate-key marker class so the models see ordinary dicts."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _pydantic_path(document: object, loc: Iterable[int | str]) -> str:
+    """Turn a pydantic error location into a JSON path, skipping union/validator tags."""
+    path, node = "$", document
+    items = list(loc)
+    for n, part in enumerate(items):
+        if isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
+            path, node = f"{path}[{part}]", node[part]
+        elif (
+            isinstance(part, str)
+            and isinstance(node, dict)
+            and (part in node or n == len(items) - 1)
+        ):
+            path, node = f"{path}.{part}", node.get(part)
+    return path
+
+
+def load_metadata(text: str, *, source: str | None = None) -> UdfMetadata:
+    """Parse and validate a metadata text; raise :class:`MetadataError` listing all problems."""
+    where = f"{source}: " if source else ""
+    raw = _decode(text, where)
+    problems = list(_duplicate_keys(raw)) + validate_metadata(raw)
+    document = _plain(raw)
+    if not problems:
+        try:
+            return UdfMetadata.model_validate(document, by_alias=True, by_name=False)
+        except ValidationError as e:  # a shape the checks above missed: still report, by path
+            problems = [
+                Problem(_pydantic_path(document, err["loc"]), err["msg"]) for err in e.errors()
+            ]
+    count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    raise MetadataError(
+        f"{where}invalid UDF metadata ({count}): {problems[0]}",
+        problems=[(p.path, p.message) for p in problems],
+    )
+
+
+def read_metadata_file(path: str | Path) -> UdfMetadata:
+    """:func:`load_metadata` of a file; a file that cannot be read is a :class:`MetadataError`
+    naming it, like one that is not metadata."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise MetadataError(f"{path}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise MetadataError(f"{path}: not UTF-8 text: byte {e.start}: {e.reason}") from None
+    return load_metadata(text, source=str(path))
+
+
+def check_metadata_files(paths: Iterable[Path]) -> Iterator[tuple[Path, MetadataError | None]]:
+    """Each file with why it is not valid metadata (None: it is), in order; never raises for a
+    bad file, so a batch reports every one."""
+    for path in paths:
+        try:
+            read_metadata_file(path)
+        except MetadataError as e:
+            yield path, e
+            continue
+        yield path, None
+
+
+def validate_paths(paths: list[Path]) -> Iterator[tuple[str, bool]]:
+    """Output lines for ``iceberg-udf validate``: ``FILE: ok`` or one line per problem."""
+    for path, error in check_metadata_files(paths):
+        if error is None:
+            yield f"{path}: ok", True
+            continue
+        if not error.problems:  # the file cannot be read: the message names it
+            yield error.message, False
+        for where, message in error.problems:
+            yield f"{path}: {where}: {message}", False
