@@ -32,6 +32,7 @@ STORE = ("translator.warehouse", "translator.migrate")
 NEVER: dict[str, tuple[str, ...]] = {
     "translator/types.py": ENGINES + CLI,
     "translator/metadata": ENGINES + CLI + STORE,
+    "translator/history.py": ENGINES + CLI + STORE,
     "translator/ir.py": ("translator.metadata", *ENGINES),
     "translator/dialects": CLI + STORE,
     "translator/bodies.py": CLI + STORE,

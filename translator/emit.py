@@ -13,7 +13,8 @@ from typing import Literal
 
 from translator.bodies import parse_body, transpile_body
 from translator.dialects import get_dialect
-from translator.errors import Diagnostic, UnsupportedError
+from translator.errors import Diagnostic, HistoryError, UnsupportedError
+from translator.history import dropped_since, entry_index, version_at, versions_at
 from translator.metadata import Definition, DefinitionVersion, SqlRepresentation, UdfMetadata
 from translator.types import IcebergType
 
@@ -81,7 +82,9 @@ def select_versions(
     version: int | None = None,
     as_of: int | None = None,
 ) -> tuple[list[tuple[Definition, DefinitionVersion]], list[Diagnostic]]:
-    """The (definition, version) pairs to emit, in the metadata's definition order."""
+    """The (definition, version) pairs to emit, in the metadata's definition order: the current
+    versions, version ``version`` of each, or those current at ``as_of``
+    (:mod:`translator.history`)."""
     if version is not None and as_of is not None:
         raise UnsupportedError("give --version or --as-of, not both")
     defs = meta.definitions
@@ -93,35 +96,17 @@ def select_versions(
         defs = [found]
     warnings: list[Diagnostic] = []
     if as_of is not None:
-        entries = [e for e in meta.definition_log if e.timestamp_ms <= as_of]
-        if not entries:
-            first = meta.definition_log[0].timestamp_ms if meta.definition_log else None
-            raise UnsupportedError(
-                f"{as_of} is before the first definition-log entry ({first}): "
-                "the function did not exist yet"
-            )
-        chosen = {r.definition_id: r.version_id for r in entries[-1].definition_versions}
-        out = []
-        for d in defs:
-            if d.definition_id not in chosen:
-                continue  # created after that time
-            v = d.version(chosen[d.definition_id])
-            if v is None:
-                raise UnsupportedError(
-                    f"definition {d.definition_id!r} has no version {chosen[d.definition_id]} "
-                    "although the log names it"
-                )
-            out.append((d, v))
-        existing = {d.definition_id for d in meta.definitions}
-        for gone in sorted(set(chosen) - existing):
-            warnings.append(
-                Diagnostic(
-                    "dropped-definition",
-                    f"definition {gone!r} was current at {as_of} but has been dropped since: "
-                    "its versions are no longer in the metadata",
-                )
-            )
-        return out, warnings
+        try:
+            index = entry_index(meta, as_of=as_of)
+            chosen = versions_at(meta, index)
+            out = [
+                (d, version_at(d, chosen[d.definition_id], index))
+                for d in defs
+                if d.definition_id in chosen  # else created after that time
+            ]
+        except HistoryError as e:
+            raise UnsupportedError(e.message) from None
+        return out, dropped_since(meta, index)
     if version is not None:
         out = []
         for d in defs:

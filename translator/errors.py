@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "Diagnostic",
+    "HistoryError",
     "MergeError",
     "MetadataError",
     "Position",
@@ -121,6 +122,13 @@ class MergeError(TranslatorError):
     """A statement that conflicts with existing metadata (already exists, return type changed)."""
 
     code = "merge"
+
+
+class HistoryError(TranslatorError):
+    """A point of a function's history that its definition-log cannot answer (a time before the
+    first entry, an entry number out of range), or a rollback it cannot make."""
+
+    code = "time-travel"
 
 
 def format_diagnostic(err: TranslatorError) -> str:

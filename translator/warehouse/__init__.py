@@ -9,7 +9,7 @@
 
 See :mod:`translator.warehouse.layout` for the folder layout, :mod:`.store` and :mod:`.commit`
 for why commits never lose updates, :mod:`.resolve` for which file is current and
-:mod:`.timetravel` for ``as_of`` / log entries / rollback.
+:mod:`translator.history` for ``as_of`` / log entries / rollback.
 """
 
 from translator.warehouse.cache import CACHE_ENV, MetadataCache

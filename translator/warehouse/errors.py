@@ -3,7 +3,7 @@ them like any other bad input (exit 1) and a library caller catches one root cla
 
 from __future__ import annotations
 
-from translator.errors import TranslatorError
+from translator.errors import HistoryError, TranslatorError
 
 __all__ = [
     "CommitConflictError",
@@ -36,9 +36,11 @@ class CommitConflictError(WarehouseError):
         self.attempts = attempts
 
 
-class TimeTravelError(WarehouseError):
+class TimeTravelError(WarehouseError, HistoryError):
     """A point in time that the definition-log cannot answer (before the first entry, both
-    ``as_of`` and ``log_entry`` given, an entry number out of range)."""
+    ``as_of`` and ``log_entry`` given, an entry number out of range), or a rollback that
+    :mod:`translator.history` cannot make: a :class:`WarehouseError` and a
+    :class:`~translator.errors.HistoryError`."""
 
     code = "time-travel"
 

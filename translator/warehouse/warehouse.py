@@ -25,8 +25,9 @@ from typing import Any
 
 from translator.api import compile_script
 from translator.compile import CompileOptions, Context
-from translator.errors import Diagnostic, TranslatorError
+from translator.errors import Diagnostic, HistoryError, TranslatorError
 from translator.frontend import parse_script
+from translator.history import RollbackStep, entry_index, rollback, view_at
 from translator.ir import SkippedStatement
 from translator.merge import Change, function_key
 from translator.metadata import UdfMetadata, deep_copy
@@ -50,7 +51,6 @@ from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef
 from translator.warehouse.resolve import MetadataReader, Resolved, ResolveOptions
 from translator.warehouse.store import LocalStore, Store, open_store
 from translator.warehouse.summary import FunctionInfo, HistoryEntry, history_entries, summarize
-from translator.warehouse.timetravel import RollbackStep, entry_index, rollback, view_at
 
 __all__ = [
     "ApplyResult",
@@ -489,8 +489,11 @@ class Warehouse:
         mine = dataclasses.replace(resolved, metadata=deep_copy(resolved.metadata))
         if as_of is None and log_entry is None:
             return PointInTime(mine, mine.metadata, None, [])
-        index = entry_index(resolved.metadata, as_of=as_of, log_entry=log_entry)
-        view, warnings = view_at(resolved.metadata, index)
+        try:
+            index = entry_index(resolved.metadata, as_of=as_of, log_entry=log_entry)
+            view, warnings = view_at(resolved.metadata, index)
+        except HistoryError as e:
+            raise TimeTravelError(e.message) from None
         return PointInTime(mine, view, index, warnings)
 
     def functions(self) -> list[FunctionInfo]:
@@ -597,8 +600,11 @@ class Warehouse:
             base = self.committer.base(ref)
             if base is None:
                 raise FunctionNotFoundError(f"function {ref} does not exist in the warehouse")
-            index = entry_index(base.metadata, as_of=as_of, log_entry=log_entry)
-            new, steps, warnings = rollback(base.metadata, index, self.context.clock)
+            try:
+                index = entry_index(base.metadata, as_of=as_of, log_entry=log_entry)
+                new, steps, warnings = rollback(base.metadata, index, self.context.clock)
+            except HistoryError as e:
+                raise TimeTravelError(e.message) from None
             if new is None:
                 return RollbackResult(ref, index, steps, warnings, None)
             try:

@@ -1,4 +1,7 @@
-"""Time travel and rollback over a function's definition-log.
+"""A function's history: the state at a definition-log entry or a time, and rollback.
+
+Dialect-free and storage-free: :func:`translator.emit.emit_ddl` (``as_of``) and the warehouse
+(``at``, ``show``, ``emit``, ``rollback``) both answer "which versions were current then" here.
 
 A log entry is the function's "snapshot": it maps every definition to the version current from
 its timestamp on. Two ways to name one, exclusive (giving both is an error, as in ClickHouse):
@@ -7,8 +10,8 @@ its timestamp on. Two ways to name one, exclusive (giving both is an error, as i
   entry is an error (the function did not exist yet);
 * ``log_entry`` N: the N-th entry of the log, counting from 1, as ``history`` numbers them.
   (This is deliberately *not* a definition ``version-id``: one number names a state of the whole
-  function, the way a snapshot id names a state of a table. ``emit --definition-version`` is
-  where a version-id goes.)
+  function, the way a snapshot id names a state of a table; a definition's version-id is picked
+  by :func:`translator.emit.select_versions`.)
 
 A *view* at an entry is the metadata as it looked then: only the definitions the entry maps,
 each at the mapped version, versions and log entries from after that time left out. Rollback
@@ -21,23 +24,38 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from translator.errors import Diagnostic
-from translator.metadata import DefinitionLogEntry, DefinitionVersionRef, UdfMetadata, deep_copy
-from translator.warehouse.errors import TimeTravelError, WarehouseError
+from translator.errors import Diagnostic, HistoryError
+from translator.metadata import (
+    Definition,
+    DefinitionLogEntry,
+    DefinitionVersion,
+    DefinitionVersionRef,
+    UdfMetadata,
+    deep_copy,
+)
 
-__all__ = ["RollbackStep", "entry_index", "rollback", "view_at"]
+__all__ = [
+    "RollbackStep",
+    "dropped_since",
+    "entry_index",
+    "rollback",
+    "version_at",
+    "versions_at",
+    "view_at",
+]
 
 
 def entry_index(
     meta: UdfMetadata, *, as_of: int | None = None, log_entry: int | None = None
 ) -> int:
-    """The 1-based number of the log entry that ``as_of`` or ``log_entry`` names."""
+    """The 1-based number of the log entry that ``as_of`` or ``log_entry`` names (the latest
+    entry when neither is given)."""
     log = meta.definition_log
     if as_of is not None and log_entry is not None:
-        raise TimeTravelError("give a log entry (--version) or a time (--as-of), not both")
+        raise HistoryError("give a log entry or a time, not both")
     if log_entry is not None:
         if not 1 <= log_entry <= len(log):
-            raise TimeTravelError(
+            raise HistoryError(
                 f"there is no log entry {log_entry}: the definition-log has entries 1..{len(log)}"
             )
         return log_entry
@@ -48,48 +66,65 @@ def entry_index(
                 index = i
         if index == 0:
             first = log[0].timestamp_ms if log else None
-            raise TimeTravelError(
+            raise HistoryError(
                 f"{as_of} is before the first definition-log entry ({first}): "
                 "the function did not exist yet"
             )
         return index
     if not log:
-        raise TimeTravelError("the definition-log is empty: there is no point in time to pick")
+        raise HistoryError("the definition-log is empty: there is no point in time to pick")
     return len(log)
+
+
+def versions_at(meta: UdfMetadata, index: int) -> dict[str, int]:
+    """definition-id -> the version current at log entry ``index`` (1-based), as the entry
+    maps them (a definition dropped since is still named)."""
+    entry = meta.definition_log[index - 1]
+    return {r.definition_id: r.version_id for r in entry.definition_versions}
+
+
+def version_at(d: Definition, wanted: int, index: int) -> DefinitionVersion:
+    """Version ``wanted`` of ``d``, which log entry ``index`` names; refused if ``d`` lacks it."""
+    v = d.version(wanted)
+    if v is None:
+        raise HistoryError(
+            f"log entry {index} names version {wanted} of ({d.definition_id}), "
+            "which the definition does not have"
+        )
+    return v
+
+
+def dropped_since(meta: UdfMetadata, index: int) -> list[Diagnostic]:
+    """A warning for each definition log entry ``index`` maps that the metadata no longer has."""
+    existing = {d.definition_id for d in meta.definitions}
+    return [
+        Diagnostic(
+            "dropped-definition",
+            f"definition ({gone}) was current at log entry {index} but has been dropped "
+            "since: its versions are no longer in the metadata",
+        )
+        for gone in sorted(set(versions_at(meta, index)) - existing)
+    ]
 
 
 def view_at(meta: UdfMetadata, index: int) -> tuple[UdfMetadata, list[Diagnostic]]:
     """The metadata as it was at log entry ``index`` (1-based); a deep copy."""
     entry = meta.definition_log[index - 1]
-    chosen = {r.definition_id: r.version_id for r in entry.definition_versions}
+    chosen = versions_at(meta, index)
     view = deep_copy(meta)
     view.definition_log = view.definition_log[:index]
-    warnings: list[Diagnostic] = []
     kept = []
     for d in view.definitions:
         if d.definition_id not in chosen:
             continue  # created after that entry
-        wanted = chosen[d.definition_id]
-        if d.version(wanted) is None:
-            raise WarehouseError(
-                f"log entry {index} names version {wanted} of ({d.definition_id}), "
-                "which the definition does not have"
-            )
+        wanted = version_at(d, chosen[d.definition_id], index).version_id
         d.versions = [
             v for v in d.versions if v.timestamp_ms <= entry.timestamp_ms or v.version_id == wanted
         ]
         d.current_version_id = wanted
         kept.append(d)
     view.definitions = kept
-    for gone in sorted(set(chosen) - {d.definition_id for d in kept}):
-        warnings.append(
-            Diagnostic(
-                "dropped-definition",
-                f"definition ({gone}) was current at log entry {index} but has been dropped "
-                "since: its versions are no longer in the metadata",
-            )
-        )
-    return view, warnings
+    return view, dropped_since(meta, index)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,11 +147,10 @@ def rollback(
     Definitions created after that entry are kept at their current versions (and reported):
     rollback never deletes. A definition dropped since cannot be restored from this metadata.
     """
-    entry = meta.definition_log[index - 1]
-    chosen = {r.definition_id: r.version_id for r in entry.definition_versions}
+    chosen = versions_at(meta, index)
     gone = sorted(d for d in chosen if meta.definition(d) is None)
     if gone:
-        raise WarehouseError(
+        raise HistoryError(
             f"log entry {index} maps definition(s) {', '.join(f'({g})' for g in gone)} that "
             "have been dropped since; rollback cannot bring them back: create them again"
         )
@@ -133,12 +167,7 @@ def rollback(
                 )
             )
             continue
-        wanted = chosen[d.definition_id]
-        if d.version(wanted) is None:
-            raise WarehouseError(
-                f"log entry {index} names version {wanted} of ({d.definition_id}), "
-                "which the definition does not have"
-            )
+        wanted = version_at(d, chosen[d.definition_id], index).version_id
         if d.current_version_id != wanted:
             steps.append(RollbackStep(d.definition_id, d.current_version_id, wanted))
             d.current_version_id = wanted
