@@ -65,8 +65,9 @@ from translator.script import StatementText, Token, scan, split_statements
 from translator.warehouse.cache import MetadataCache
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import FunctionRef
+from translator.warehouse.results import ApplyResult
 from translator.warehouse.store import Store
-from translator.warehouse.warehouse import ApplyResult, Warehouse
+from translator.warehouse.warehouse import Warehouse
 
 __all__ = [
     "LEDGER_DIR",

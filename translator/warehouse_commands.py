@@ -26,7 +26,8 @@ from translator.errors import Diagnostic, UnsupportedNameError, format_diagnosti
 from translator.warehouse.layout import DEFAULT_NAMESPACE
 from translator.warehouse.render import change_line, history_text, list_text, show_text
 from translator.warehouse.resolve import ResolveOptions
-from translator.warehouse.warehouse import ApplyResult, Warehouse, require_existing
+from translator.warehouse.results import ApplyResult
+from translator.warehouse.warehouse import Warehouse, require_existing
 
 __all__ = ["register"]
 

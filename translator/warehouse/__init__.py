@@ -23,14 +23,8 @@ from translator.warehouse.errors import (
 )
 from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef
 from translator.warehouse.resolve import Resolved, ResolveOptions
-from translator.warehouse.warehouse import (
-    ApplyResult,
-    Dropped,
-    PointInTime,
-    RollbackResult,
-    Warehouse,
-    require_existing,
-)
+from translator.warehouse.results import ApplyResult, Dropped, PointInTime, RollbackResult
+from translator.warehouse.warehouse import Warehouse, require_existing
 
 __all__ = [
     "CACHE_ENV",

@@ -1,5 +1,9 @@
 """The function warehouse: apply DDL, read any point of a function's history, roll back, drop.
 
+The :class:`Warehouse` class is the surface; the work is in :mod:`.apply` (compile, commit,
+retry), :mod:`translator.history` (time travel) and :mod:`.maintenance` (rollback, drop), and
+what it returns is in :mod:`.results`.
+
 ``Warehouse(path)`` is the library surface; ``translator.warehouse_commands`` is a thin CLI over
 it. Every change goes through a committer (:mod:`translator.warehouse.commit`) that refuses to
 commit on top of a stale base; the operations here re-read, re-merge and retry, so concurrent
@@ -19,47 +23,26 @@ import contextlib
 import dataclasses
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from translator.api import compile_script
 from translator.compile import CompileOptions, Context
 from translator.errors import Diagnostic, HistoryError, TranslatorError
-from translator.frontend import parse_script
-from translator.history import RollbackStep, entry_index, rollback, view_at
-from translator.ir import SkippedStatement
-from translator.merge import Change, function_key
-from translator.metadata import UdfMetadata, deep_copy
+from translator.history import entry_index, view_at
+from translator.metadata import deep_copy
+from translator.warehouse.apply import Applier, named_functions
 from translator.warehouse.cache import MetadataCache, cache_enabled_by_env, shared_cache
 from translator.warehouse.catalog import SqlCatalog
-from translator.warehouse.commit import (
-    CatalogCommitter,
-    Committed,
-    Committer,
-    Conflict,
-    FileCommitter,
-    RetryPolicy,
-)
-from translator.warehouse.errors import (
-    CommitConflictError,
-    FunctionNotFoundError,
-    TimeTravelError,
-    WarehouseError,
-)
+from translator.warehouse.commit import CatalogCommitter, Committer, FileCommitter, RetryPolicy
+from translator.warehouse.errors import FunctionNotFoundError, TimeTravelError, WarehouseError
 from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef
+from translator.warehouse.maintenance import drop_function, rollback_function
 from translator.warehouse.resolve import MetadataReader, Resolved, ResolveOptions
+from translator.warehouse.results import ApplyResult, Dropped, PointInTime, RollbackResult
 from translator.warehouse.store import LocalStore, Store, open_store
 from translator.warehouse.summary import FunctionInfo, HistoryEntry, history_entries, summarize
 
-__all__ = [
-    "ApplyResult",
-    "Dropped",
-    "PointInTime",
-    "RollbackResult",
-    "Warehouse",
-    "require_existing",
-]
+__all__ = ["Warehouse", "require_existing"]
 
 
 def require_existing(where: str | Path, hint: str = "") -> None:
@@ -72,131 +55,6 @@ def require_existing(where: str | Path, hint: str = "") -> None:
 
 #: Set to 0 to turn off the advisory per-function commit lock of local warehouses.
 LOCK_ENV = "ICEBERG_UDF_COMMIT_LOCK"
-
-
-@dataclass(frozen=True, slots=True)
-class Dropped:
-    """A function removed from the warehouse, and where its files went."""
-
-    ref: FunctionRef
-    moved_to: str | None
-
-
-@dataclass(slots=True)
-class ApplyResult:
-    """The plan (``changes``, ``warnings``) and what was committed."""
-
-    changes: list[Change] = field(default_factory=list)
-    warnings: list[Diagnostic] = field(default_factory=list)
-    errors: list[TranslatorError] = field(default_factory=list)
-    committed: list[Committed] = field(default_factory=list)
-    dropped: list[Dropped] = field(default_factory=list)
-    skipped: list[SkippedStatement] = field(default_factory=list)
-    dry_run: bool = False
-    #: How many times a commit found that someone else had committed first (and retried).
-    conflicts: int = 0
-    #: Each named function's metadata after the statements (None: dropped), i.e. the plan.
-    functions: dict[FunctionRef, UdfMetadata | None] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def raise_for_errors(self) -> ApplyResult:
-        if self.errors:
-            raise self.errors[0]
-        return self
-
-
-@dataclass(frozen=True, slots=True)
-class PointInTime:
-    """A function read at a point of its history (or now)."""
-
-    resolved: Resolved
-    #: The metadata as of that point (the file's own metadata when not time-travelling).
-    metadata: UdfMetadata
-    #: The 1-based log entry, when time-travelling.
-    log_entry: int | None
-    warnings: list[Diagnostic]
-
-
-@dataclass(frozen=True, slots=True)
-class RollbackResult:
-    ref: FunctionRef
-    log_entry: int
-    steps: list[RollbackStep]
-    warnings: list[Diagnostic]
-    #: None when the versions were current already (nothing written).
-    committed: Committed | None
-
-
-@dataclass(slots=True)
-class _Compiled:
-    """One compile of every source against the warehouse's current metadata."""
-
-    functions: dict[FunctionRef, UdfMetadata | None] = field(default_factory=dict)
-    bases: dict[FunctionRef, Resolved | None] = field(default_factory=dict)
-    changes: dict[FunctionRef, list[Change]] = field(default_factory=dict)
-    warnings: list[Diagnostic] = field(default_factory=list)
-    errors: list[TranslatorError] = field(default_factory=list)
-    skipped: list[SkippedStatement] = field(default_factory=list)
-
-
-class _Existing(Mapping[str, UdfMetadata | None]):
-    """What ``compile_script`` merges into: read from the warehouse on first use of a name.
-
-    Names already merged by an earlier source come from ``overlay``; functions committed in an
-    earlier attempt are pinned to the base they were committed from, so a retry re-merges only
-    the functions still to commit.
-    """
-
-    def __init__(
-        self,
-        overlay: dict[str, UdfMetadata | None],
-        namespace: str,
-        committer: Committer,
-        pinned: dict[FunctionRef, UdfMetadata | None],
-        bases: dict[FunctionRef, Resolved | None],
-    ) -> None:
-        self.overlay = overlay
-        self.namespace = namespace
-        self.committer = committer
-        self.pinned = pinned
-        self.bases = bases
-
-    def __getitem__(self, key: str) -> UdfMetadata | None:
-        if key in self.overlay:
-            found = self.overlay[key]
-        else:
-            ref = FunctionRef.parse(key, self.namespace)
-            if ref in self.pinned:
-                found = self.pinned[ref]
-            else:
-                if ref not in self.bases:
-                    base = self.committer.base(ref)
-                    # The cache's copy must not be shared with the results (merge shares what
-                    # a statement did not change with the metadata it merged into).
-                    self.bases[ref] = base and dataclasses.replace(
-                        base, metadata=deep_copy(base.metadata)
-                    )
-                base = self.bases[ref]
-                found = None if base is None else base.metadata
-        if found is None:
-            raise KeyError(key)
-        return found
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.overlay)
-
-    def __len__(self) -> int:
-        return len(self.overlay)
-
-    def __bool__(self) -> bool:  # merge does ``existing or {}``: never look empty
-        return True
-
-
-def _changed(changes: Sequence[Change]) -> bool:
-    return any(c.action != "unchanged" for c in changes)
 
 
 class Warehouse:
@@ -294,159 +152,11 @@ class Warehouse:
         it changes. Unqualified names go to ``namespace`` (default: the warehouse's)."""
         sources = [(file, sql)] if isinstance(sql, str) else [(n, t) for n, t in sql]
         ns = namespace or self.namespace
+        run = Applier(self.committer, self.context, self.retry).run
         if dry_run:
-            return self._apply(sources, dialect, ns, True, options, strict)
-        with self._locked(self._named(sources, dialect, ns)):
-            return self._apply(sources, dialect, ns, False, options, strict)
-
-    def _named(
-        self, sources: Sequence[tuple[str | None, str]], dialect: str, namespace: str
-    ) -> set[FunctionRef]:
-        """The functions the script names (a parse, no merge): the locks to take."""
-        refs: set[FunctionRef] = set()
-        for name, sql in sources:
-            try:
-                parsed = parse_script(sql, dialect, file=name)
-                for st in parsed.statements:
-                    if not isinstance(st, SkippedStatement):
-                        refs.add(FunctionRef.parse(function_key(st.name), namespace))
-            except TranslatorError:
-                continue  # compile reports it
-        return refs
-
-    def _apply(
-        self,
-        sources: Sequence[tuple[str | None, str]],
-        dialect: str,
-        ns: str,
-        dry_run: bool,
-        options: CompileOptions | None,
-        strict: bool,
-    ) -> ApplyResult:
-        result = ApplyResult(dry_run=dry_run)
-        pinned: dict[FunctionRef, UdfMetadata | None] = {}
-        frozen_changes: dict[FunctionRef, list[Change]] = {}
-        attempt = 0
-        while True:
-            compiled = self._compile(sources, dialect, ns, pinned, options, strict)
-            if attempt == 0:
-                result.warnings = compiled.warnings
-                result.skipped = compiled.skipped
-                result.functions = dict(compiled.functions)
-            result.changes = [
-                c
-                for ref in compiled.changes
-                for c in frozen_changes.get(ref, compiled.changes[ref])
-            ]
-            if compiled.errors:
-                result.errors = compiled.errors
-                return result
-            if dry_run:
-                return result
-            pending = [
-                ref
-                for ref, changes in compiled.changes.items()
-                if ref not in pinned and _changed(changes)
-            ]
-            conflicted = False
-            for ref in pending:
-                base = compiled.bases.get(ref)
-                meta = compiled.functions[ref]
-                try:
-                    self._commit_one(ref, base, meta, result)
-                except Conflict:
-                    conflicted = True
-                    continue
-                pinned[ref] = None if base is None else base.metadata
-                frozen_changes[ref] = compiled.changes[ref]
-            if not conflicted:
-                return result
-            result.conflicts += 1
-            attempt += 1
-            if attempt >= self.retry.max_attempts:
-                left = [str(r) for r in pending if r not in pinned]
-                result.errors.append(
-                    CommitConflictError(
-                        f"{', '.join(left)}: other writers committed first {attempt} times in a "
-                        "row; nothing was committed for these functions (try again)",
-                        attempts=attempt,
-                    )
-                )
-                return result
-            self.retry.pause(attempt)
-
-    def _commit_one(
-        self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata | None, out: ApplyResult
-    ) -> None:
-        if meta is not None:
-            out.committed.append(self.committer.commit(ref, base, meta))
-        elif base is not None:
-            out.dropped.append(Dropped(ref, self.committer.drop(ref, base)))
-        # created and dropped within the same script: nothing to write
-
-    def _compile(
-        self,
-        sources: Sequence[tuple[str | None, str]],
-        dialect: str,
-        namespace: str,
-        pinned: dict[FunctionRef, UdfMetadata | None],
-        options: CompileOptions | None,
-        strict: bool,
-    ) -> _Compiled:
-        out = _Compiled()
-        overlay: dict[str, UdfMetadata | None] = {}
-        existing = _Existing(overlay, namespace, self.committer, pinned, out.bases)
-        key_changes: dict[str, list[Change]] = {}
-        for name, sql in sources:
-            try:
-                r = compile_script(
-                    sql,
-                    dialect,
-                    into=existing,
-                    file=name,
-                    options=options,
-                    context=self.context,
-                    strict=strict,
-                )
-            except TranslatorError as e:
-                out.errors.append(e)
-                continue
-            out.errors += r.errors
-            out.warnings += r.warnings
-            out.skipped += r.skipped
-            overlay.update(r.functions)
-            for c in r.changes:
-                key_changes.setdefault(c.function, []).append(c)
-        keys_of: dict[FunctionRef, str] = {}
-        for key in overlay:
-            try:
-                ref = FunctionRef.parse(key, namespace)
-            except WarehouseError as e:
-                out.errors.append(e)
-                continue
-            if ref in keys_of:
-                out.errors.append(
-                    WarehouseError(
-                        f"the script names function {ref} both as {keys_of[ref]!r} and as "
-                        f"{key!r}: write it the same way everywhere"
-                    )
-                )
-                continue
-            keys_of[ref] = key
-            catalog = FunctionRef.catalog_part(key)
-            if catalog is not None:
-                out.warnings.append(
-                    Diagnostic(
-                        "catalog-ignored",
-                        f"{key}: the catalog part {catalog!r} is ignored; the warehouse is the "
-                        f"catalog, and the function is stored as {ref}",
-                    )
-                )
-            out.functions[ref] = overlay[key]
-            out.changes[ref] = [
-                dataclasses.replace(c, function=str(ref)) for c in key_changes.get(key, [])
-            ]
-        return out
+            return run(sources, dialect, ns, True, options, strict)
+        with self._locked(named_functions(sources, dialect, ns)):
+            return run(sources, dialect, ns, False, options, strict)
 
     # ----------------------------------------------------------------------------------------
     # reading
@@ -591,53 +301,13 @@ class Warehouse:
             raise TimeTravelError("rollback needs exactly one of a log entry or a time")
         ref = self.ref(name)
         with self._locked([ref]):
-            return self._rollback(ref, log_entry, as_of)
-
-    def _rollback(
-        self, ref: FunctionRef, log_entry: int | None, as_of: int | None
-    ) -> RollbackResult:
-        for attempt in range(self.retry.max_attempts):
-            base = self.committer.base(ref)
-            if base is None:
-                raise FunctionNotFoundError(f"function {ref} does not exist in the warehouse")
-            try:
-                index = entry_index(base.metadata, as_of=as_of, log_entry=log_entry)
-                new, steps, warnings = rollback(base.metadata, index, self.context.clock)
-            except HistoryError as e:
-                raise TimeTravelError(e.message) from None
-            if new is None:
-                return RollbackResult(ref, index, steps, warnings, None)
-            try:
-                committed = self.committer.commit(ref, base, new)
-            except Conflict:
-                self.retry.pause(attempt)
-                continue
-            return RollbackResult(ref, index, steps, warnings, committed)
-        raise CommitConflictError(
-            f"{ref}: other writers committed first {self.retry.max_attempts} times in a row; "
-            "the rollback was not committed",
-            attempts=self.retry.max_attempts,
-        )
+            return rollback_function(
+                self.committer, self.retry, self.context.clock, ref, log_entry, as_of
+            )
 
     def drop(self, name: str | FunctionRef, *, if_exists: bool = False) -> Dropped:
         """Remove the function: without a catalog its folder moves to
         ``<namespace>/.dropped/<name>-<ms>-<id>`` (kept, hidden); with one its row goes."""
         ref = self.ref(name)
         with self._locked([ref]):
-            return self._drop(ref, if_exists)
-
-    def _drop(self, ref: FunctionRef, if_exists: bool) -> Dropped:
-        for attempt in range(self.retry.max_attempts):
-            base = self.committer.base(ref)
-            if base is None:
-                if if_exists:
-                    return Dropped(ref, None)
-                raise FunctionNotFoundError(f"function {ref} does not exist in the warehouse")
-            try:
-                return Dropped(ref, self.committer.drop(ref, base))
-            except Conflict:
-                self.retry.pause(attempt)
-        raise CommitConflictError(
-            f"{ref}: it kept changing while being dropped; not dropped",
-            attempts=self.retry.max_attempts,
-        )
+            return drop_function(self.committer, self.retry, ref, if_exists)

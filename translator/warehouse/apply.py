@@ -1,0 +1,258 @@
+"""Applying DDL to a warehouse: compile against the current metadata, then commit per function.
+
+The plan is :func:`translator.api.compile_script` run against what the warehouse holds (read on
+first use of a name, see :class:`_Existing`). Each changed function is committed on its own; when
+another writer committed first, the functions still to commit are re-read, re-merged and
+retried, while those already committed stay pinned to the base they were committed from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from translator.api import compile_script
+from translator.compile import CompileOptions, Context
+from translator.errors import Diagnostic, TranslatorError
+from translator.frontend import parse_script
+from translator.ir import SkippedStatement
+from translator.merge import Change, function_key
+from translator.metadata import UdfMetadata, deep_copy
+from translator.warehouse.commit import Committer, Conflict, RetryPolicy
+from translator.warehouse.errors import CommitConflictError, WarehouseError
+from translator.warehouse.layout import FunctionRef
+from translator.warehouse.resolve import Resolved
+from translator.warehouse.results import ApplyResult, Dropped
+
+__all__ = ["Applier", "named_functions"]
+
+
+def named_functions(
+    sources: Sequence[tuple[str | None, str]], dialect: str, namespace: str
+) -> set[FunctionRef]:
+    """The functions the script names (a parse, no merge): the locks to take."""
+    refs: set[FunctionRef] = set()
+    for name, sql in sources:
+        try:
+            parsed = parse_script(sql, dialect, file=name)
+            for st in parsed.statements:
+                if not isinstance(st, SkippedStatement):
+                    refs.add(FunctionRef.parse(function_key(st.name), namespace))
+        except TranslatorError:
+            continue  # compile reports it
+    return refs
+
+
+@dataclass(slots=True)
+class _Compiled:
+    """One compile of every source against the warehouse's current metadata."""
+
+    functions: dict[FunctionRef, UdfMetadata | None] = field(default_factory=dict)
+    bases: dict[FunctionRef, Resolved | None] = field(default_factory=dict)
+    changes: dict[FunctionRef, list[Change]] = field(default_factory=dict)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    errors: list[TranslatorError] = field(default_factory=list)
+    skipped: list[SkippedStatement] = field(default_factory=list)
+
+
+class _Existing(Mapping[str, UdfMetadata | None]):
+    """What ``compile_script`` merges into: read from the warehouse on first use of a name.
+
+    Names already merged by an earlier source come from ``overlay``; functions committed in an
+    earlier attempt are pinned to the base they were committed from, so a retry re-merges only
+    the functions still to commit.
+    """
+
+    def __init__(
+        self,
+        overlay: dict[str, UdfMetadata | None],
+        namespace: str,
+        committer: Committer,
+        pinned: dict[FunctionRef, UdfMetadata | None],
+        bases: dict[FunctionRef, Resolved | None],
+    ) -> None:
+        self.overlay = overlay
+        self.namespace = namespace
+        self.committer = committer
+        self.pinned = pinned
+        self.bases = bases
+
+    def __getitem__(self, key: str) -> UdfMetadata | None:
+        if key in self.overlay:
+            found = self.overlay[key]
+        else:
+            ref = FunctionRef.parse(key, self.namespace)
+            if ref in self.pinned:
+                found = self.pinned[ref]
+            else:
+                if ref not in self.bases:
+                    base = self.committer.base(ref)
+                    # The cache's copy must not be shared with the results (merge shares what
+                    # a statement did not change with the metadata it merged into).
+                    self.bases[ref] = base and dataclasses.replace(
+                        base, metadata=deep_copy(base.metadata)
+                    )
+                base = self.bases[ref]
+                found = None if base is None else base.metadata
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.overlay)
+
+    def __len__(self) -> int:
+        return len(self.overlay)
+
+    def __bool__(self) -> bool:  # merge does ``existing or {}``: never look empty
+        return True
+
+
+def _changed(changes: Sequence[Change]) -> bool:
+    return any(c.action != "unchanged" for c in changes)
+
+
+class Applier:
+    """One ``apply`` against a committer: the compile-commit-retry loop."""
+
+    def __init__(self, committer: Committer, context: Context, retry: RetryPolicy) -> None:
+        self.committer = committer
+        self.context = context
+        self.retry = retry
+
+    def run(
+        self,
+        sources: Sequence[tuple[str | None, str]],
+        dialect: str,
+        ns: str,
+        dry_run: bool,
+        options: CompileOptions | None,
+        strict: bool,
+    ) -> ApplyResult:
+        """Compile ``sources`` and commit every function they change; on a conflict, re-read,
+        re-merge and retry the functions not committed yet (``dry_run``: compile only)."""
+        result = ApplyResult(dry_run=dry_run)
+        pinned: dict[FunctionRef, UdfMetadata | None] = {}
+        frozen_changes: dict[FunctionRef, list[Change]] = {}
+        attempt = 0
+        while True:
+            compiled = self._compile(sources, dialect, ns, pinned, options, strict)
+            if attempt == 0:
+                result.warnings = compiled.warnings
+                result.skipped = compiled.skipped
+                result.functions = dict(compiled.functions)
+            result.changes = [
+                c
+                for ref in compiled.changes
+                for c in frozen_changes.get(ref, compiled.changes[ref])
+            ]
+            if compiled.errors:
+                result.errors = compiled.errors
+                return result
+            if dry_run:
+                return result
+            pending = [
+                ref
+                for ref, changes in compiled.changes.items()
+                if ref not in pinned and _changed(changes)
+            ]
+            conflicted = False
+            for ref in pending:
+                base = compiled.bases.get(ref)
+                meta = compiled.functions[ref]
+                try:
+                    self._commit_one(ref, base, meta, result)
+                except Conflict:
+                    conflicted = True
+                    continue
+                pinned[ref] = None if base is None else base.metadata
+                frozen_changes[ref] = compiled.changes[ref]
+            if not conflicted:
+                return result
+            result.conflicts += 1
+            attempt += 1
+            if attempt >= self.retry.max_attempts:
+                left = [str(r) for r in pending if r not in pinned]
+                result.errors.append(
+                    CommitConflictError(
+                        f"{', '.join(left)}: other writers committed first {attempt} times in a "
+                        "row; nothing was committed for these functions (try again)",
+                        attempts=attempt,
+                    )
+                )
+                return result
+            self.retry.pause(attempt)
+
+    def _commit_one(
+        self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata | None, out: ApplyResult
+    ) -> None:
+        if meta is not None:
+            out.committed.append(self.committer.commit(ref, base, meta))
+        elif base is not None:
+            out.dropped.append(Dropped(ref, self.committer.drop(ref, base)))
+        # created and dropped within the same script: nothing to write
+
+    def _compile(
+        self,
+        sources: Sequence[tuple[str | None, str]],
+        dialect: str,
+        namespace: str,
+        pinned: dict[FunctionRef, UdfMetadata | None],
+        options: CompileOptions | None,
+        strict: bool,
+    ) -> _Compiled:
+        out = _Compiled()
+        overlay: dict[str, UdfMetadata | None] = {}
+        existing = _Existing(overlay, namespace, self.committer, pinned, out.bases)
+        key_changes: dict[str, list[Change]] = {}
+        for name, sql in sources:
+            try:
+                r = compile_script(
+                    sql,
+                    dialect,
+                    into=existing,
+                    file=name,
+                    options=options,
+                    context=self.context,
+                    strict=strict,
+                )
+            except TranslatorError as e:
+                out.errors.append(e)
+                continue
+            out.errors += r.errors
+            out.warnings += r.warnings
+            out.skipped += r.skipped
+            overlay.update(r.functions)
+            for c in r.changes:
+                key_changes.setdefault(c.function, []).append(c)
+        keys_of: dict[FunctionRef, str] = {}
+        for key in overlay:
+            try:
+                ref = FunctionRef.parse(key, namespace)
+            except WarehouseError as e:
+                out.errors.append(e)
+                continue
+            if ref in keys_of:
+                out.errors.append(
+                    WarehouseError(
+                        f"the script names function {ref} both as {keys_of[ref]!r} and as "
+                        f"{key!r}: write it the same way everywhere"
+                    )
+                )
+                continue
+            keys_of[ref] = key
+            catalog = FunctionRef.catalog_part(key)
+            if catalog is not None:
+                out.warnings.append(
+                    Diagnostic(
+                        "catalog-ignored",
+                        f"{key}: the catalog part {catalog!r} is ignored; the warehouse is the "
+                        f"catalog, and the function is stored as {ref}",
+                    )
+                )
+            out.functions[ref] = overlay[key]
+            out.changes[ref] = [
+                dataclasses.replace(c, function=str(ref)) for c in key_changes.get(key, [])
+            ]
+        return out

@@ -1,0 +1,72 @@
+"""What the warehouse's operations return: plain data for the library caller and the CLI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from translator.errors import Diagnostic, TranslatorError
+from translator.history import RollbackStep
+from translator.ir import SkippedStatement
+from translator.merge import Change
+from translator.metadata import UdfMetadata
+from translator.warehouse.commit import Committed
+from translator.warehouse.layout import FunctionRef
+from translator.warehouse.resolve import Resolved
+
+__all__ = ["ApplyResult", "Dropped", "PointInTime", "RollbackResult"]
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """A function removed from the warehouse, and where its files went."""
+
+    ref: FunctionRef
+    moved_to: str | None
+
+
+@dataclass(slots=True)
+class ApplyResult:
+    """The plan (``changes``, ``warnings``) and what was committed."""
+
+    changes: list[Change] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    errors: list[TranslatorError] = field(default_factory=list)
+    committed: list[Committed] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
+    skipped: list[SkippedStatement] = field(default_factory=list)
+    dry_run: bool = False
+    #: How many times a commit found that someone else had committed first (and retried).
+    conflicts: int = 0
+    #: Each named function's metadata after the statements (None: dropped), i.e. the plan.
+    functions: dict[FunctionRef, UdfMetadata | None] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def raise_for_errors(self) -> ApplyResult:
+        if self.errors:
+            raise self.errors[0]
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class PointInTime:
+    """A function read at a point of its history (or now)."""
+
+    resolved: Resolved
+    #: The metadata as of that point (the file's own metadata when not time-travelling).
+    metadata: UdfMetadata
+    #: The 1-based log entry, when time-travelling.
+    log_entry: int | None
+    warnings: list[Diagnostic]
+
+
+@dataclass(frozen=True, slots=True)
+class RollbackResult:
+    ref: FunctionRef
+    log_entry: int
+    steps: list[RollbackStep]
+    warnings: list[Diagnostic]
+    #: None when the versions were current already (nothing written).
+    committed: Committed | None
