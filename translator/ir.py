@@ -91,7 +91,7 @@ class CreateFunction:
         return self.name[-1]
 
     def to_dict(self) -> dict[str, Any]:
-        """A plain, JSON-friendly view (for snapshots and ``--explain``)."""
+        """A plain, JSON-friendly view (the frontend tests snapshot it)."""
         out: dict[str, Any] = {
             "statement": "create-function",
             "name": list(self.name),
