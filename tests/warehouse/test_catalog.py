@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_warehouse import (
+from tests.warehouse.helpers import (
     CREATE_DOUBLE,
     CREATE_INT,
     assert_every_file_valid,
@@ -31,7 +31,7 @@ from tests.test_warehouse import (
     metadata_files,
     replace_int,
 )
-from tests.test_warehouse_concurrency import check_chain, run_workers
+from tests.warehouse.test_concurrency import check_chain, run_workers
 from translator.warehouse import (
     FunctionNotFoundError,
     FunctionRef,
