@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES
+from tests.metadata.test_validation import _document_with
 from tests.test_types import TYPES
-from tests.test_validation import _document_with
 from translator.api import compile_script
 from translator.emit import emit_ddl
 from translator.errors import MetadataError, TranslatorError
