@@ -663,8 +663,8 @@ _BODY_PIECES = [
     ).map(lambda pieces: "".join(piece + gap for piece, gap in pieces))
 )
 def test_the_plain_body_screen_passes_only_what_the_grammar_takes(body: str) -> None:
-    from translator.dialects.trino import _plainly_shaped
-    from translator.grammar import load_parser
+    from translator.dialects.grammar import load_parser
+    from translator.dialects.trino.assemble import _plainly_shaped
 
     if _plainly_shaped(body):  # then the grammar takes it (parse raises if not)
         load_parser("trino", ("start", "return_check"), positions=False).parse(
