@@ -1,10 +1,10 @@
 """Spark types: a parsed Spark type -> an Iceberg type, and an Iceberg type -> Spark's DDL text.
 
-Types follow ``type-mapping-facts.md`` (Iceberg's own Spark integration). Where a Spark type lands
-on an Iceberg type that does not carry everything (TINYINT, CHAR(n), a collation...), the
-statement gets a ``lossy-type`` warning; where Iceberg cannot hold the type at all (INTERVAL,
-TIME), it is an :class:`UnsupportedError` naming the type and its position. The nested types
-(ARRAY, MAP, STRUCT) are built by the Transformer; the primitives are mapped here.
+Types follow ``../shared/docs/type-mapping-facts.md`` (Iceberg's own Spark integration). Where a
+Spark type lands on an Iceberg type that does not carry everything (TINYINT, CHAR(n), a
+collation...), the statement gets a ``lossy-type`` warning; where Iceberg cannot hold the type at
+all (INTERVAL, TIME), it is an :class:`UnsupportedError` naming the type and its position. The
+nested types (ARRAY, MAP, STRUCT) are built by the Transformer; the primitives are mapped here.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Trino types: the text of a Trino type -> an Iceberg type, and an Iceberg type -> Trino's text.
 
 Trino types are mapped to Iceberg types the way Trino's own Iceberg connector does (see
-``docs/type-mapping-facts.md``); every mapping that loses information is reported as a
+``../shared/docs/type-mapping-facts.md``); every mapping that loses information is reported as a
 ``lossy-type`` warning instead of being silently accepted. :func:`iceberg_to_trino_type` is the
 reverse mapping, for emitting Trino DDL from metadata.
 """
