@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from translator.dialects.base import QUERY_WORDS as ANY_QUERY_WORDS
 from translator.script import Lexical
 
 __all__ = ["NAME", "NAME_PARTS", "QUERY_WORDS", "RESERVED", "TRINO", "quote_name"]
@@ -20,7 +21,7 @@ TRINO: Final = Lexical()
 NAME_PARTS: Final = frozenset({1, 3})
 
 #: Words that make a RETURN body a query. Trino has no query that opens with FROM.
-QUERY_WORDS: Final = frozenset({"SELECT", "WITH", "VALUES", "TABLE"})
+QUERY_WORDS: Final = ANY_QUERY_WORDS - {"FROM"}
 
 #: Trino's reserved words: a name spelled like one must be quoted.
 RESERVED: Final = frozenset(
