@@ -18,10 +18,10 @@ from typing import Any
 #: (label, module, function name): the functions whose time is summed. Parents before children.
 _PHASES = (
     ("split scripts into statements", "translator.frontend", "split_statements"),
-    ("front end: Spark statement", "translator.dialects.spark", "parse_statement"),
-    ("front end: Trino statement", "translator.dialects.trino", "parse_statement"),
-    ("  sqlglot: parse the body", "translator.dialects.spark", "parse_body"),
-    ("  sqlglot: parse the body", "translator.dialects.trino", "parse_body"),
+    ("front end: Spark statement", "translator.dialects.spark.parser", "parse_statement"),
+    ("front end: Trino statement", "translator.dialects.trino.parser", "parse_statement"),
+    ("  sqlglot: parse the body", "translator.dialects.spark.assemble", "parse_body"),
+    ("  sqlglot: parse the body", "translator.dialects.trino.assemble", "parse_body"),
     ("merge (with transpiling)", "translator.api", "merge_statements"),
     ("  transpile and check a body", "translator.compile", "transpile_body"),
     ("    sqlglot: parse the result back", "translator.bodies", "_parse_one_with_tokens"),

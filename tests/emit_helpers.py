@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from translator.emit import RoutineSpec
+from translator.dialects.base import RoutineSpec
 from translator.ir import CreateFunction
 
 

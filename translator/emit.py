@@ -2,67 +2,27 @@
 
 The dialect-free half of emission: which definition versions to emit (current, a version id, or
 what the definition-log says was current at a time), and a body valid in the target dialect (its
-own representation, or one transpiled with the same checks compile uses). The dialect modules
-render the ``CREATE FUNCTION`` text itself.
+own representation, or one transpiled with the same checks compile uses). The dialects render
+the ``CREATE FUNCTION`` text itself, from a :class:`~translator.dialects.base.RoutineSpec`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from translator.bodies import parse_body, transpile_body
 from translator.dialects import get_dialect
+from translator.dialects.base import RoutineSpec, stored_body_kind, version_label
 from translator.errors import Diagnostic, HistoryError, UnsupportedError
 from translator.history import dropped_since, entry_index, version_at, versions_at
 from translator.metadata import Definition, DefinitionVersion, SqlRepresentation, UdfMetadata
-from translator.types import IcebergType
 
 __all__ = [
     "EmitResult",
-    "Rendered",
-    "RoutineSpec",
     "emit_ddl",
     "routine_spec",
     "select_versions",
 ]
-
-BodyKind = Literal["expression", "query", "compound"]
-
-
-@dataclass(frozen=True, slots=True)
-class RoutineSpec:
-    """Everything a dialect needs to write one CREATE FUNCTION, body already in its dialect."""
-
-    name: tuple[str, ...]
-    parameters: tuple[tuple[str, IcebergType, str | None], ...]
-    return_type: IcebergType
-    kind: Literal["udf", "udtf"]
-    doc: str | None
-    deterministic: bool
-    on_null_input: Literal["call", "return-null"]
-    body: str
-    body_kind: BodyKind
-    definition_id: str
-    version_id: int
-
-    @property
-    def label(self) -> str:
-        """How messages name it: a batch emits many functions, so the name comes first."""
-        return version_label(self.name, self.definition_id, self.version_id)
-
-
-def version_label(name: tuple[str, ...], definition_id: str, version_id: int) -> str:
-    return f"{'.'.join(name)}({definition_id}) version {version_id}"
-
-
-@dataclass(frozen=True, slots=True)
-class Rendered:
-    """A dialect's CREATE FUNCTION text, what it loses (refused unless allowed), and notes."""
-
-    text: str
-    lossy: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,15 +81,6 @@ def select_versions(
     return [(d, d.current_version) for d in defs], warnings
 
 
-def _body_kind(text: str, kind: str) -> BodyKind:
-    head = text.lstrip().upper()
-    if head.startswith("BEGIN") and (len(head) == 5 or not head[5].isalnum()):
-        return "compound"
-    if kind == "udtf" or head.startswith(("SELECT", "WITH", "VALUES", "FROM")):
-        return "query"
-    return "expression"
-
-
 def routine_spec(
     name: tuple[str, ...], d: Definition, v: DefinitionVersion, target: str
 ) -> tuple[RoutineSpec, list[Diagnostic]]:
@@ -147,7 +98,7 @@ def routine_spec(
         deterministic=v.deterministic,
         on_null_input=v.on_null_input,
         body=rep.sql,
-        body_kind=_body_kind(rep.sql, d.function_type),
+        body_kind=stored_body_kind(rep.sql, d.function_type),
         definition_id=d.definition_id,
         version_id=v.version_id,
     )
@@ -169,7 +120,7 @@ def _transpiled(
         except UnsupportedError:
             reasons.append(f"{src.dialect}: not a dialect this tool reads")
             continue
-        kind = _body_kind(src.sql, d.function_type)
+        kind = stored_body_kind(src.sql, d.function_type)
         ast, _ = parse_body(src.sql, kind, src_dialect.sqlglot_dialect)
         t = transpile_body(
             src.sql,

@@ -19,7 +19,8 @@ __all__ = ["Lexical", "StatementText", "Token", "scan", "split_statements"]
 
 @dataclass(frozen=True, slots=True)
 class Lexical:
-    """The lexical rules that differ between dialects."""
+    """The lexical rules that differ between dialects; each dialect states its own
+    (``translator.dialects.<engine>.lexical``). The defaults are the SQL standard's."""
 
     #: Spark: ``'it\\'s'`` escapes a quote; Trino: only ``''``.
     backslash_escapes: bool = False
@@ -37,15 +38,6 @@ class Lexical:
         q = token.text[0]
         inner = token.text[1:-1].replace(q + q, q)
         return inner.lower() if self.quoted_names_fold else inner
-
-
-TRINO = Lexical()
-SPARK = Lexical(
-    backslash_escapes=True,
-    double_quote_is_string=True,
-    backquote_identifiers=True,
-    quoted_names_fold=False,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +60,7 @@ _SPACE = re.compile(r"\s+")
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 
 
-def scan(text: str, lex: Lexical = TRINO, *, file: str | None = None) -> Iterator[Token]:
+def scan(text: str, lex: Lexical, *, file: str | None = None) -> Iterator[Token]:
     """Tokens of ``text``. An unterminated string, identifier or comment is a syntax error."""
     for kind, start, end in _spans(text, lex, file):
         yield Token(kind, start, end, text[start:end])
@@ -276,9 +268,7 @@ def _make_tokens(text: str, spans: Iterable[tuple[str, int, int]], base: int) ->
 _END_QUALIFIERS = frozenset({"IF", "WHILE", "LOOP", "REPEAT", "CASE", "FOR"})
 
 
-def split_statements(
-    script: str, lex: Lexical = TRINO, *, file: str | None = None
-) -> list[StatementText]:
+def split_statements(script: str, lex: Lexical, *, file: str | None = None) -> list[StatementText]:
     """Statements of ``script`` in order; empty ones (``;;``, comments only) are left out.
 
     Inside a statement that has said ``FUNCTION``, ``BEGIN`` opens a block that only its ``END``

@@ -12,10 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES
+from tests.dialects import harness
 from tests.emit_helpers import spec_of
 from translator.dialects.trino import DIALECT, iceberg_to_trino_type, trino_type_to_iceberg
-from translator.errors import SqlSyntaxError, TranslatorError, UnsupportedError
-from translator.frontend import parse_script
+from translator.errors import SqlSyntaxError, UnsupportedError
+from translator.frontend import ParsedScript, parse_script
 from translator.ir import CreateFunction, DropFunction, SkippedStatement
 from translator.types import (
     PRIMITIVE_NAMES,
@@ -32,20 +33,16 @@ from translator.types import (
     parse_type_json,
 )
 
-VALID = sorted((FIXTURES / "trino" / "valid").glob("*.sql"))
-INVALID = sorted((FIXTURES / "trino" / "invalid").glob("*.sql"))
+VALID = harness.fixtures("trino", "valid")
+INVALID = harness.fixtures("trino", "invalid")
 
 
-def _parse(sql: str, file: str | None = None) -> Any:
-    return parse_script(sql, "trino", file=file)
+def _parse(sql: str, file: str | None = None) -> ParsedScript:
+    return harness.parse(sql, "trino", file)
 
 
 def _only_function(sql: str) -> CreateFunction:
-    parsed = _parse(sql)
-    assert parsed.errors == [], [str(e) for e in parsed.errors]
-    (stmt,) = parsed.statements
-    assert isinstance(stmt, CreateFunction)
-    return stmt
+    return harness.only_function(sql, "trino")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -506,12 +503,7 @@ _VOCABULARY = [
 
 
 def _check_never_crashes(sql: str) -> None:
-    parsed = _parse(sql, "fuzz.sql")
-    for err in parsed.errors:
-        assert isinstance(err, TranslatorError)
-        str(err)  # formatting an error never fails either
-    for stmt in parsed.statements:
-        stmt.to_dict()
+    harness.check_never_crashes(sql, "trino")
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -663,8 +655,8 @@ _BODY_PIECES = [
     ).map(lambda pieces: "".join(piece + gap for piece, gap in pieces))
 )
 def test_the_plain_body_screen_passes_only_what_the_grammar_takes(body: str) -> None:
-    from translator.dialects.trino import _plainly_shaped
-    from translator.grammar import load_parser
+    from translator.dialects.grammar import load_parser
+    from translator.dialects.trino.assemble import _plainly_shaped
 
     if _plainly_shaped(body):  # then the grammar takes it (parse raises if not)
         load_parser("trino", ("start", "return_check"), positions=False).parse(

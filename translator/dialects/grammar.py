@@ -1,23 +1,39 @@
-"""Load a dialect's lark grammar and turn lark's exceptions into positioned syntax errors."""
+"""The lark side of the front ends: load a dialect's grammar, run a Transformer, and turn lark's
+exceptions into positioned errors that show the source line and say what could come next.
+
+It lives with the dialects because only they use lark; each dialect's parser module calls it.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
+from typing import Any, TypeVar
 
-from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import Lark, Token, Transformer, Tree
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
 
-from translator.errors import Position, SqlSyntaxError, position_at
+from translator.errors import Position, SqlSyntaxError, TranslatorError, position_at
 
 __all__ = [
+    "accepted_terminals",
+    "error_at",
     "grammar_text",
     "load_parser",
     "parse_with",
     "readable_expected",
+    "source_line",
     "token_end",
     "token_start",
+    "transform",
 ]
 
 
@@ -90,12 +106,64 @@ def _syntax_error(
         parser, getattr(e, "expected", None) or getattr(e, "allowed", None)
     )
     pos = position_at(text, offset, base=base)
-    local = position_at(text, offset)
-    line = text.splitlines()[local.line - 1] if text.strip() else ""
-    if base is not None and local.line == 1:
-        # The statement's first line is shown as it stands in the script, so the caret lines up.
-        line = " " * (base.column - 1) + line
+    line = source_line(text, offset, base)
     return SqlSyntaxError(f"unexpected {found}", pos, source_line=line, expected=expected)
+
+
+def source_line(text: str, offset: int, base: Position | None = None) -> str:
+    """The line of ``text`` that ``offset`` is on, for drawing a caret under it.
+
+    ``text`` is one statement and ``base`` where it starts in the script: the statement's first
+    line is indented as it stands in the script, so that the caret at the script column lines up.
+    """
+    local = position_at(text, offset)
+    lines = text.splitlines() if text.strip() else []
+    line = lines[min(local.line, len(lines)) - 1] if lines else ""
+    if base is not None and local.line == 1:
+        line = " " * (base.column - 1) + line
+    return line
+
+
+_E = TypeVar("_E", bound=TranslatorError)
+
+
+def error_at(cls: type[_E], message: str, text: str, offset: int, base: Position | None) -> _E:
+    """An error at ``offset`` of a statement, with the source line and caret syntax errors have."""
+    pos = position_at(text, offset, base=base)
+    return cls(message, pos, source_line=source_line(text, offset, base))
+
+
+def transform(
+    transformer: Transformer[Token, Any], tree: Tree[Token], too_deep: Callable[[], TranslatorError]
+) -> Any:
+    """Run ``transformer`` on ``tree``; our own errors raised inside come out unwrapped (lark
+    wraps them in ``VisitError``) and a tree too deep for Python's stack becomes ``too_deep()``."""
+    try:
+        return transformer.transform(tree)
+    except VisitError as e:
+        if isinstance(e.orig_exc, TranslatorError):
+            raise e.orig_exc from None
+        if isinstance(e.orig_exc, RecursionError):
+            raise too_deep() from None
+        raise
+    except RecursionError:
+        raise too_deep() from None
+
+
+def accepted_terminals(lark_error: BaseException | None) -> set[str] | None:
+    """The terminals the parser would have taken where ``lark_error`` happened, or None if it
+    cannot tell.
+
+    lark's own list for an LALR parser is the union of lookaheads of merged states, which names
+    tokens that cannot actually follow; the error's interactive parser knows what really fits.
+    """
+    interactive = getattr(lark_error, "interactive_parser", None)
+    if not isinstance(lark_error, UnexpectedInput) or interactive is None:
+        return None
+    try:
+        return set(interactive.accepts())
+    except Exception:  # a better message is optional: lark's own list stays
+        return None
 
 
 #: The catch-all terminal of a routine body (the rest of the statement). Out of its place, lark's
@@ -123,12 +191,28 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def readable_expected(parser: Lark, names: object) -> tuple[str, ...]:
-    """Terminal names as a reader knows them (keywords, punctuation); every dialect uses it."""
+def readable_expected(
+    parser: Lark,
+    names: object,
+    *,
+    renames: Mapping[str, str] | None = None,
+    lower_names: bool = True,
+) -> tuple[str, ...]:
+    """Terminal names as a reader knows them (keywords, punctuation), sorted; every dialect
+    uses it.
+
+    ``renames`` names terminals the dialect calls otherwise (``NAME``: ``identifier``). A
+    terminal defined by a string is shown as that string (a word upper case); one defined by a
+    pattern by its name, ``_`` read as a space, lower-cased unless ``lower_names`` is False (a
+    grammar whose keywords are patterns named after themselves: ``WITH TIME ZONE``).
+    """
     if not names:
         return ()
     out: set[str] = set()
     for name in names:  # type: ignore[attr-defined]
+        if renames is not None and name in renames:
+            out.add(renames[name])
+            continue
         try:
             term = parser.get_terminal(name)
         except KeyError:
@@ -138,5 +222,5 @@ def readable_expected(parser: Lark, names: object) -> tuple[str, ...]:
         if pattern.type == "str":
             out.add(pattern.value.upper() if pattern.value.isalpha() else repr(pattern.value)[1:-1])
         else:
-            out.add(name.lower().replace("_", " "))
+            out.add((name.lower() if lower_names else name).replace("_", " "))
     return tuple(sorted(out))

@@ -18,20 +18,19 @@ What holds (asserted below, figures as of this corpus):
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from functools import cache
 from typing import Any
 
 import pytest
 
-from tests.conftest import SHARED
+from tests.dialects import harness
 from translator.dialects.spark import ONLY_SQL
 from translator.errors import SqlSyntaxError, TranslatorError, UnsupportedError
 from translator.frontend import ParsedScript, parse_script
 from translator.ir import CreateFunction
 
-CORPUS = SHARED / "corpus" / "spark.jsonl"
+CORPUS = harness.corpus_path("spark")
 
 pytestmark = pytest.mark.skipif(not CORPUS.exists(), reason=f"no corpus at {CORPUS}")
 
@@ -60,7 +59,7 @@ UNSPLITTABLE = {"sqlglot_databricks_python_mismatched_tag"}
 
 @cache
 def records() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
+    return harness.corpus("spark")
 
 
 def ids(rows: list[dict[str, Any]]) -> list[str]:

@@ -8,22 +8,17 @@ or warns about, say so below. Python routines are refused: Iceberg has only SQL 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from tests.conftest import SHARED
+from tests.dialects import harness
 from translator.errors import UnsupportedError
 from translator.frontend import parse_script
 from translator.ir import CreateFunction
 
-CORPUS = SHARED / "corpus" / "trino.jsonl"
-RECORDS: list[dict[str, Any]] = (
-    [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
-    if CORPUS.exists()
-    else []
-)
+CORPUS = harness.corpus_path("trino")
+RECORDS: list[dict[str, Any]] = harness.corpus("trino")
 pytestmark = pytest.mark.skipif(not RECORDS, reason=f"no corpus at {CORPUS}")
 
 ACCEPTED = [r for r in RECORDS if r["kind"] == "sql" and r["engine_accepts"] is True]

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from syrupy.assertion import SnapshotAssertion
 
-from tests.conftest import FIXTURES
+from tests.dialects import harness
 from tests.emit_helpers import spec_of
 from translator.dialects import Dialect, get_dialect
 from translator.dialects.spark import (
@@ -23,7 +23,7 @@ from translator.dialects.spark import (
     spark_type_to_iceberg,
 )
 from translator.errors import SqlSyntaxError, TranslatorError, UnsupportedError
-from translator.frontend import ParsedScript, parse_script
+from translator.frontend import ParsedScript
 from translator.ir import CreateFunction, DropFunction, SkippedStatement
 from translator.types import (
     DecimalType,
@@ -38,8 +38,8 @@ from translator.types import (
     StructType,
 )
 
-VALID = sorted((FIXTURES / "spark" / "valid").glob("*.sql"))
-INVALID = sorted((FIXTURES / "spark" / "invalid").glob("*.sql"))
+VALID = harness.fixtures("spark", "valid")
+INVALID = harness.fixtures("spark", "invalid")
 
 
 def headers(path: Path) -> dict[str, list[str]]:
@@ -53,16 +53,12 @@ def headers(path: Path) -> dict[str, list[str]]:
 
 
 def parse(sql: str, file: str | None = None) -> ParsedScript:
-    return parse_script(sql, "spark", file=file)
+    return harness.parse(sql, "spark", file)
 
 
 def only(sql: str) -> CreateFunction:
     """The single CREATE FUNCTION of ``sql``, failing on any error."""
-    result = parse(sql)
-    assert not result.errors, [str(e) for e in result.errors]
-    [stmt] = result.statements
-    assert isinstance(stmt, CreateFunction)
-    return stmt
+    return harness.only_function(sql, "spark")
 
 
 def error_of(sql: str) -> TranslatorError:
@@ -605,12 +601,7 @@ def mutated(draw: st.DrawFn) -> str:
 
 
 def check_never_crashes(text: str) -> None:
-    result = parse_script(text, "spark", file="fuzz.sql")  # anything else raised fails the test
-    for err in result.errors:
-        assert isinstance(err, TranslatorError)
-        assert str(err)  # formatting works too
-    for stmt in result.statements:
-        stmt.to_dict()
+    harness.check_never_crashes(text, "spark")
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

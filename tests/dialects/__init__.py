@@ -1,0 +1,1 @@
+"""Tests of translator/dialects: one folder per engine, as the package has."""

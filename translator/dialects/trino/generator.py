@@ -1,0 +1,72 @@
+"""Trino DDL from a routine spec: the ``CREATE FUNCTION`` text, and what Trino cannot say."""
+
+from __future__ import annotations
+
+from translator.dialects.base import Rendered, RoutineSpec, walk_type
+from translator.dialects.trino.lexical import NAME_PARTS, quote_name
+from translator.dialects.trino.types import iceberg_to_trino_type
+from translator.errors import UnsupportedError, UnsupportedNameError
+from translator.types import FixedType, GeographyType, GeometryType, IcebergType
+
+__all__ = ["render_create"]
+
+
+def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
+    """Trino's ``CREATE FUNCTION`` for ``spec``; what Trino cannot say is reported as lossy.
+
+    Refused (:class:`UnsupportedError`): a table function (Trino has none), a two-part name, a
+    type Trino has no equivalent for. A scalar function whose body is a query returns it as a
+    scalar subquery, ``RETURN (SELECT ...)``. Parameter docs are left out with a note: the
+    metadata keeps them, and Trino has nowhere to put them.
+    """
+    if len(spec.name) not in NAME_PARTS:
+        raise UnsupportedNameError(
+            f"{'.'.join(spec.name)}: Trino names a stored function catalog.schema.name (three "
+            "parts), an inline one by its name alone"
+        )
+    if spec.kind == "udtf":
+        raise UnsupportedError(
+            f"{spec.label} is a table function: Trino has no SQL table functions"
+        )
+    lossy: list[str] = []
+    notes: list[str] = []
+    params = []
+    for name, ptype, doc in spec.parameters:
+        params.append(f"{quote_name(name)} {_emit_type(ptype, f'parameter {name}', lossy)}")
+        if doc is not None:
+            notes.append(f"parameter {name}'s doc is left out: Trino has no parameter comments")
+    lines = [
+        f"CREATE {'OR REPLACE ' if or_replace else ''}FUNCTION "
+        f"{'.'.join(quote_name(p) for p in spec.name)}({', '.join(params)})",
+        f"  RETURNS {_emit_type(spec.return_type, 'the return type', lossy)}",
+    ]
+    if spec.doc is not None:
+        lines.append("  COMMENT '" + spec.doc.replace("'", "''") + "'")
+    if spec.deterministic:
+        lines.append("  DETERMINISTIC")
+    else:
+        lines.append("  NOT DETERMINISTIC")
+        notes.append(
+            "Trino rejects NOT DETERMINISTIC on a body it finds deterministic (and DETERMINISTIC "
+            "on one it does not)"
+        )
+    if spec.on_null_input == "return-null":
+        lines.append("  RETURNS NULL ON NULL INPUT")
+    if spec.body_kind == "compound":
+        body = spec.body
+    elif spec.body_kind == "query":
+        body = f"RETURN ({spec.body})"
+    else:
+        body = f"RETURN {spec.body}"
+    lines.append("  " + body)
+    return Rendered("\n".join(lines), tuple(lossy), tuple(notes))
+
+
+def _emit_type(t: IcebergType, where: str, lossy: list[str]) -> str:
+    """The Trino type of ``t``; a ``fixed[L]`` loses its length, a geometry CRS is not kept."""
+    inner = list(walk_type(t))
+    if any(isinstance(x, FixedType) for x in inner):
+        lossy.append(f"{where}: Iceberg {t} becomes Trino varbinary, which has no fixed length")
+    if any(isinstance(x, GeometryType | GeographyType) and x.crs is not None for x in inner):
+        lossy.append(f"{where}: Trino's geospatial types carry no CRS, so {t}'s is not kept")
+    return iceberg_to_trino_type(t)
