@@ -34,7 +34,7 @@ from translator.types import (
     parse_type_string,
 )
 
-__all__ = ["Problem", "load_metadata", "validate_metadata", "validate_paths"]
+__all__ = ["Problem", "load_metadata", "validate_metadata"]
 
 #: The string form of ``format: uuid`` (RFC 9562): hyphenated 8-4-4-4-12 hex, any case.
 _UUID_RE = re.compile(
@@ -654,17 +654,3 @@ def read_metadata_file(path: str | Path) -> UdfMetadata:
     except UnicodeDecodeError as e:
         raise MetadataError(f"{path}: not UTF-8 text: byte {e.start}: {e.reason}") from None
     return load_metadata(text, source=str(path))
-
-
-def validate_paths(paths: list[Path]) -> Iterator[tuple[str, bool]]:
-    """Output lines for ``iceberg-udf validate``: ``FILE: ok`` or one line per problem."""
-    for path in paths:
-        try:
-            read_metadata_file(path)
-        except MetadataError as e:
-            if not e.problems:  # the file cannot be read: the message names it
-                yield e.message, False
-            for where, message in e.problems:
-                yield f"{path}: {where}: {message}", False
-            continue
-        yield f"{path}: ok", True

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from translator.migrate.files import NOT_READ, list_migration_files
 from translator.migrate.ledger import LEDGER_DIR
-from translator.migrate.render import report_html, report_json, report_markdown, summary_text
+from translator.migrate.render import report_html, report_json, report_markdown
 from translator.migrate.report import (
     FileReport,
     FunctionReport,
@@ -73,5 +73,4 @@ __all__ = [
     "report_html",
     "report_json",
     "report_markdown",
-    "summary_text",
 ]

@@ -53,19 +53,6 @@ def verdict(report: MigrationReport) -> str:
     return text + (" (dry run: nothing was written)" if report.dry_run else "")
 
 
-def summary_text(report: MigrationReport) -> str:
-    """The summary table printed at the end of a run."""
-    s = report.summary()
-    width = max(len(label) for _, label in SUMMARY_ROWS)
-    lines = [
-        f"{'Dry run of the migration' if report.dry_run else 'Migrated'} {report.source} "
-        f"({report.dialect}, unqualified names into {report.namespace}):",
-    ]
-    lines += [f"  {label.ljust(width)}  {s[key]:>6}" for key, label in SUMMARY_ROWS]
-    lines.append(verdict(report))
-    return "\n".join(lines) + "\n"
-
-
 def _md(text: str) -> str:
     """Text for a Markdown table cell or list item: nothing in it is markup."""
     text = " ".join(text.split())

@@ -1,7 +1,7 @@
 """The function warehouse: apply DDL, read any point of a function's history, roll back, drop.
 
-``Warehouse(path)`` is the library surface; ``translator.warehouse_commands`` is a thin CLI over
-it. Every change goes through a committer (:mod:`translator.warehouse.commit`) that refuses to
+``Warehouse(path)`` is the library surface; ``translator.cli.warehouse_commands`` is a thin CLI
+over it. Every change goes through a committer (:mod:`translator.warehouse.commit`) that refuses to
 commit on top of a stale base; the operations here re-read, re-merge and retry, so concurrent
 writers never lose each other's updates. On local folders they first take an advisory
 per-function lock, so processes on one machine take turns instead of starving each other

@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import FIXTURES, ROOT, assert_rest_schema_valid
 from translator.cli import main
+from translator.cli.output import MigrationProgress, summary_text
 from translator.compile import Context
 from translator.migrate import (
     MigrationReport,
@@ -28,9 +29,7 @@ from translator.migrate import (
     report_html,
     report_json,
     report_markdown,
-    summary_text,
 )
-from translator.migrate_commands import _Progress
 from translator.validation import validate_metadata
 from translator.warehouse import MetadataCache, Warehouse
 from translator.warehouse.layout import parse_metadata_name
@@ -672,7 +671,7 @@ def test_progress_on_a_terminal_is_a_bar_redrawn_in_place(tmp_path: Path) -> Non
             return True
 
     out = Tty()
-    progress = _Progress(out, "src")
+    progress = MigrationProgress(out, "src")
     src = write_dir(
         tmp_path / "src",
         {"1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;", "2.sql": "DROP FUNCTION nope;"},
