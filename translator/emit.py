@@ -83,7 +83,7 @@ def select_versions(
 ) -> tuple[list[tuple[Definition, DefinitionVersion]], list[Diagnostic]]:
     """The (definition, version) pairs to emit, in the metadata's definition order."""
     if version is not None and as_of is not None:
-        raise UnsupportedError("give --version or --as-of, not both")
+        raise UnsupportedError("give version or as_of, not both")
     defs = meta.definitions
     if definition is not None:
         found = meta.definition(definition)

@@ -24,8 +24,16 @@ from translator.cli.args import (
     UsageError,
 )
 from translator.errors import MetadataError, TranslatorError, format_diagnostic
+from translator.warehouse.errors import OptionError
 
 __all__ = ["build_parser", "main"]
+
+#: What the command line says, with its flags, for the library's :class:`OptionError` cases.
+_OPTION_MESSAGES = {
+    "sqlite-catalog-not-local": "--catalog sqlite keeps catalog.db in a local warehouse folder",
+    "file-rules-with-catalog": "--function-uuid and --latest-by-log-timestamp choose among "
+    "files; with a catalog the catalog says which file is current (use --metadata-file)",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -56,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_diagnostic(e), file=sys.stderr)
         for path, message in e.problems:
             print(f"  {path}: {message}", file=sys.stderr)
+        return EXIT_INPUT
+    except OptionError as e:
+        print(f"error: {_OPTION_MESSAGES.get(e.reason, e.message)}", file=sys.stderr)
         return EXIT_INPUT
     except TranslatorError as e:
         print(format_diagnostic(e), file=sys.stderr)

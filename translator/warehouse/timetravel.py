@@ -7,8 +7,8 @@ its timestamp on. Two ways to name one, exclusive (giving both is an error, as i
   entry is an error (the function did not exist yet);
 * ``log_entry`` N: the N-th entry of the log, counting from 1, as ``history`` numbers them.
   (This is deliberately *not* a definition ``version-id``: one number names a state of the whole
-  function, the way a snapshot id names a state of a table. ``emit --definition-version`` is
-  where a version-id goes.)
+  function, the way a snapshot id names a state of a table. ``emit_ddl``'s ``version`` (``emit
+  --version``) is where a version-id goes.)
 
 A *view* at an entry is the metadata as it looked then: only the definitions the entry maps,
 each at the mapped version, versions and log entries from after that time left out. Rollback
@@ -34,7 +34,7 @@ def entry_index(
     """The 1-based number of the log entry that ``as_of`` or ``log_entry`` names."""
     log = meta.definition_log
     if as_of is not None and log_entry is not None:
-        raise TimeTravelError("give a log entry (--version) or a time (--as-of), not both")
+        raise TimeTravelError("give a log entry (log_entry) or a time (as_of), not both")
     if log_entry is not None:
         if not 1 <= log_entry <= len(log):
             raise TimeTravelError(

@@ -43,6 +43,7 @@ from translator.warehouse.commit import (
 from translator.warehouse.errors import (
     CommitConflictError,
     FunctionNotFoundError,
+    OptionError,
     TimeTravelError,
     WarehouseError,
 )
@@ -248,7 +249,10 @@ class Warehouse:
         if catalog != "sqlite":
             return catalog
         if not isinstance(self.store, LocalStore):
-            raise WarehouseError("--catalog sqlite keeps catalog.db in a local warehouse folder")
+            raise OptionError(
+                "catalog 'sqlite' keeps catalog.db in a local warehouse folder",
+                reason="sqlite-catalog-not-local",
+            )
         self.store.root.mkdir(parents=True, exist_ok=True)
         return f"sqlite:///{self.store.root / 'catalog.db'}"
 
@@ -462,9 +466,10 @@ class Warehouse:
         options = resolve or ResolveOptions()
         if options.metadata_file is None and self.catalog is not None:
             if not options.is_default:
-                raise WarehouseError(
-                    "--function-uuid and --latest-by-log-timestamp choose among files; with a "
-                    "catalog the catalog says which file is current (use --metadata-file)"
+                raise OptionError(
+                    "function_uuid and latest_by_log_timestamp choose among files; with a "
+                    "catalog the catalog says which file is current (use metadata_file)",
+                    reason="file-rules-with-catalog",
                 )
             found = self.committer.base(ref)
             if found is None:
@@ -484,7 +489,7 @@ class Warehouse:
     ) -> PointInTime:
         """The function now, or at ``as_of`` (epoch ms) / its ``log_entry``-th log entry."""
         if as_of is not None and log_entry is not None:
-            raise TimeTravelError("give a log entry (--version) or a time (--as-of), not both")
+            raise TimeTravelError("give a log entry (log_entry) or a time (as_of), not both")
         resolved = self._load(name, resolve)
         mine = dataclasses.replace(resolved, metadata=deep_copy(resolved.metadata))
         if as_of is None and log_entry is None:
