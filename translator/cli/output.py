@@ -1,7 +1,7 @@
 """What the command line prints, for people (text) and for machines (JSON): the apply plan,
 ``list``, ``show``, ``history``, ``validate``'s lines, diagnostics, and a migration's progress
 and summary. The library returns data; the text is built here, as pure string building where it
-can be, so every output is snapshot-tested without running a command."""
+can be, so that each output can be tested without running a command."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from translator.warehouse.summary import FunctionInfo, HistoryEntry, iso_ms
 __all__ = [
     "MigrationProgress",
     "change_line",
+    "history_json",
     "history_text",
     "list_text",
     "metadata_problem_lines",
@@ -135,6 +136,15 @@ def history_text(function: str, metadata_file: str, entries: Sequence[HistoryEnt
         for e in entries
     ]
     return head + table(["#", "TIMESTAMP (UTC)", "TIMESTAMP-MS", "DEFINITION VERSIONS"], rows)
+
+
+def history_json(function: str, metadata_file: str, entries: Sequence[HistoryEntry]) -> Any:
+    """``history --json``: the function, its current metadata file, and its log entries."""
+    return {
+        "function": function,
+        "metadata-file": metadata_file,
+        "entries": [e.to_json() for e in entries],
+    }
 
 
 def _indent_body(sql: str, prefix: str) -> str:

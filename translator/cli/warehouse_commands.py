@@ -25,6 +25,7 @@ from translator.cli.args import (
 )
 from translator.cli.output import (
     change_line,
+    history_json,
     history_text,
     list_text,
     print_json,
@@ -103,13 +104,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
     with open_warehouse(args) as wh:
         resolved, entries = wh.history(args.name, resolve=resolve_options(args))
     if args.json:
-        print_json(
-            {
-                "function": str(resolved.ref),
-                "metadata-file": resolved.path,
-                "entries": [e.to_json() for e in entries],
-            }
-        )
+        print_json(history_json(str(resolved.ref), resolved.path, entries))
     else:
         sys.stdout.write(history_text(str(resolved.ref), resolved.path, entries))
     return EXIT_OK
