@@ -46,7 +46,7 @@ def select_versions(
     versions, version ``version`` of each, or those current at ``as_of``
     (:mod:`translator.history`)."""
     if version is not None and as_of is not None:
-        raise UnsupportedError("give --version or --as-of, not both")
+        raise UnsupportedError("give version or as_of, not both")
     defs = meta.definitions
     if definition is not None:
         found = meta.definition(definition)

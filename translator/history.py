@@ -52,7 +52,7 @@ def entry_index(
     entry when neither is given)."""
     log = meta.definition_log
     if as_of is not None and log_entry is not None:
-        raise HistoryError("give a log entry or a time, not both")
+        raise HistoryError("give a log entry (log_entry) or a time (as_of), not both")
     if log_entry is not None:
         if not 1 <= log_entry <= len(log):
             raise HistoryError(

@@ -25,7 +25,6 @@ from translator.metadata.read import (
     check_metadata_files,
     load_metadata,
     read_metadata_file,
-    validate_paths,
 )
 from translator.metadata.validate import validate_metadata
 
@@ -48,5 +47,4 @@ __all__ = [
     "metadata_to_json",
     "read_metadata_file",
     "validate_metadata",
-    "validate_paths",
 ]

@@ -19,7 +19,7 @@ from translator.metadata.model import UdfMetadata
 from translator.metadata.problems import Problem, key_path
 from translator.metadata.validate import validate_metadata
 
-__all__ = ["check_metadata_files", "load_metadata", "read_metadata_file", "validate_paths"]
+__all__ = ["check_metadata_files", "load_metadata", "read_metadata_file"]
 
 
 class _Decoded(dict[str, Any]):
@@ -136,15 +136,3 @@ def check_metadata_files(paths: Iterable[Path]) -> Iterator[tuple[Path, Metadata
             yield path, e
             continue
         yield path, None
-
-
-def validate_paths(paths: list[Path]) -> Iterator[tuple[str, bool]]:
-    """Output lines for ``iceberg-udf validate``: ``FILE: ok`` or one line per problem."""
-    for path, error in check_metadata_files(paths):
-        if error is None:
-            yield f"{path}: ok", True
-            continue
-        if not error.problems:  # the file cannot be read: the message names it
-            yield error.message, False
-        for where, message in error.problems:
-            yield f"{path}: {where}: {message}", False

@@ -8,6 +8,7 @@ from translator.errors import HistoryError, TranslatorError
 __all__ = [
     "CommitConflictError",
     "FunctionNotFoundError",
+    "OptionError",
     "TimeTravelError",
     "UnsupportedStorageError",
     "WarehouseError",
@@ -34,6 +35,16 @@ class CommitConflictError(WarehouseError):
     def __init__(self, message: str, *, attempts: int = 0) -> None:
         super().__init__(message)
         self.attempts = attempts
+
+
+class OptionError(WarehouseError):
+    """Options that do not go together, or not with this warehouse. The message names the
+    parameters; ``reason`` is a short key for the case, so that a front end can say it in its own
+    words (the command line names its flags)."""
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class TimeTravelError(WarehouseError, HistoryError):

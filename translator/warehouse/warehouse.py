@@ -4,8 +4,8 @@ The :class:`Warehouse` class is the surface; the work is in :mod:`.apply` (compi
 retry), :mod:`translator.history` (time travel) and :mod:`.maintenance` (rollback, drop), and
 what it returns is in :mod:`.results`.
 
-``Warehouse(path)`` is the library surface; ``translator.warehouse_commands`` is a thin CLI over
-it. Every change goes through a committer (:mod:`translator.warehouse.commit`) that refuses to
+``Warehouse(path)`` is the library surface; ``translator.cli.warehouse_commands`` is a thin CLI
+over it. Every change goes through a committer (:mod:`translator.warehouse.commit`) that refuses to
 commit on top of a stale base; the operations here re-read, re-merge and retry, so concurrent
 writers never lose each other's updates. On local folders they first take an advisory
 per-function lock, so processes on one machine take turns instead of starving each other
@@ -34,7 +34,12 @@ from translator.warehouse.apply import Applier, named_functions
 from translator.warehouse.cache import MetadataCache, cache_enabled_by_env, shared_cache
 from translator.warehouse.catalog import SqlCatalog
 from translator.warehouse.commit import CatalogCommitter, Committer, FileCommitter, RetryPolicy
-from translator.warehouse.errors import FunctionNotFoundError, TimeTravelError, WarehouseError
+from translator.warehouse.errors import (
+    FunctionNotFoundError,
+    OptionError,
+    TimeTravelError,
+    WarehouseError,
+)
 from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef
 from translator.warehouse.maintenance import drop_function, rollback_function
 from translator.warehouse.resolve import MetadataReader, Resolved, ResolveOptions
@@ -106,7 +111,10 @@ class Warehouse:
         if catalog != "sqlite":
             return catalog
         if not isinstance(self.store, LocalStore):
-            raise WarehouseError("--catalog sqlite keeps catalog.db in a local warehouse folder")
+            raise OptionError(
+                "catalog 'sqlite' keeps catalog.db in a local warehouse folder",
+                reason="sqlite-catalog-not-local",
+            )
         self.store.root.mkdir(parents=True, exist_ok=True)
         return f"sqlite:///{self.store.root / 'catalog.db'}"
 
@@ -172,9 +180,10 @@ class Warehouse:
         options = resolve or ResolveOptions()
         if options.metadata_file is None and self.catalog is not None:
             if not options.is_default:
-                raise WarehouseError(
-                    "--function-uuid and --latest-by-log-timestamp choose among files; with a "
-                    "catalog the catalog says which file is current (use --metadata-file)"
+                raise OptionError(
+                    "function_uuid and latest_by_log_timestamp choose among files; with a "
+                    "catalog the catalog says which file is current (use metadata_file)",
+                    reason="file-rules-with-catalog",
                 )
             found = self.committer.base(ref)
             if found is None:
@@ -194,7 +203,7 @@ class Warehouse:
     ) -> PointInTime:
         """The function now, or at ``as_of`` (epoch ms) / its ``log_entry``-th log entry."""
         if as_of is not None and log_entry is not None:
-            raise TimeTravelError("give a log entry (--version) or a time (--as-of), not both")
+            raise TimeTravelError("give a log entry (log_entry) or a time (as_of), not both")
         resolved = self._load(name, resolve)
         mine = dataclasses.replace(resolved, metadata=deep_copy(resolved.metadata))
         if as_of is None and log_entry is None:

@@ -7,90 +7,28 @@ untranslatable bodies and deliberately broken statements.
 
 from __future__ import annotations
 
-import io
-import itertools
 import json
-import re
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT, assert_rest_schema_valid
-from translator.cli import main
-from translator.compile import Context
-from translator.metadata import validate_metadata
-from translator.migrate import (
-    MigrationReport,
-    ProgressEvent,
-    list_migration_files,
-    migrate_directory,
-    report_html,
-    report_json,
-    report_markdown,
-    summary_text,
+from tests.conftest import ROOT
+from tests.migrate.helpers import (
+    SPARK_DIR,
+    TRINO_DIR,
+    all_files,
+    assert_every_file_valid,
+    failures,
+    fns_status,
+    metadata_files,
+    migrate,
+    run_cli,
+    write_dir,
 )
-from translator.migrate_commands import _Progress
-from translator.warehouse import MetadataCache, Warehouse
-from translator.warehouse.layout import parse_metadata_name
-
-SPARK_DIR = FIXTURES / "migrations" / "spark_legacy"
-TRINO_DIR = FIXTURES / "migrations" / "trino_legacy"
-T0 = 1734507000000
-
-
-def fixed_context() -> Context:
-    ticks = itertools.count(T0, 1000)
-    uuids = (f"00000000-0000-4000-8000-{n:012d}" for n in itertools.count(1))
-    return Context(clock=lambda: next(ticks), new_uuid=lambda: next(uuids))
-
-
-def migrate(src: Path, root: Path, dialect: str, **kw: Any) -> MigrationReport:
-    kw.setdefault("source_name", src.name)
-    with Warehouse(root, context=fixed_context(), cache=MetadataCache()) as wh:
-        return migrate_directory(src, wh, dialect, **kw)
-
-
-def write_dir(base: Path, files: dict[str, str]) -> Path:
-    base.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (base / name).write_text(text, encoding="utf-8")
-    return base
-
-
-def all_files(root: Path) -> list[str]:
-    if not root.exists():
-        return []
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
-
-
-def metadata_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*.metadata.json") if parse_metadata_name(p.name))
-
-
-def assert_every_file_valid(root: Path) -> int:
-    files = metadata_files(root)
-    for path in files:
-        doc = json.loads(path.read_text())
-        assert validate_metadata(doc) == [], path
-        assert_rest_schema_valid(doc)
-    return len(files)
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def fns_status(doc: dict[str, Any]) -> dict[str, str]:
-    return {k: v["status"] for k, v in doc["functions"].items()}
-
-
-def failures(report: MigrationReport) -> list[tuple[str | None, int | None, int | None, str]]:
-    return [(f.file, f.line, f.column, f.code) for f in report.failures]
-
+from translator.cli import main
+from translator.migrate import MigrationReport, list_migration_files, report_json, report_markdown
+from translator.warehouse import Warehouse
 
 # --------------------------------------------------------------------------------------------
 # Order
@@ -481,108 +419,6 @@ def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Re-running
-
-
-def test_running_a_migration_again_changes_nothing(tmp_path: Path) -> None:
-    src = write_dir(
-        tmp_path / "src",
-        {
-            "1.sql": "CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 1;\n"
-            "CREATE OR REPLACE FUNCTION f(x INT) RETURNS INT RETURN x + 1;\n"
-            "CREATE FUNCTION g() RETURNS INT RETURN 0;\n",
-            "2.sql": "CREATE OR REPLACE FUNCTION f(x INT) RETURNS INT RETURN x + 2;\n"
-            "DROP FUNCTION g;\n",
-            # an old body again: a real revert, not the same statement as 1.sql's
-            "3.sql": "CREATE OR REPLACE FUNCTION f(x INT) RETURNS INT RETURN x + 1;\n",
-        },
-    )
-    root = tmp_path / "wh"
-    first = migrate(src, root, "spark")
-    assert first.ok and first.status == "applied"
-    assert first.functions["default.f"].definitions[0].versions == (1, 2, 3)
-    before = all_files(root)
-
-    again = migrate(src, root, "spark")
-    assert again.ok and again.exit_code == 0
-    assert again.status == "unchanged"
-    assert {s.status for f in again.files for s in f.statements} == {"already-applied"}
-    assert {k: v.status for k, v in again.functions.items()} == {
-        "default.f": "unchanged",
-        "default.g": "absent",
-    }
-    assert again.functions["default.f"].definitions[0].versions == (1, 2, 3)
-    assert all_files(root) == before  # not one new file: no metadata, no ledger entry
-    assert "unchanged" in summary_text(again)
-
-
-def test_running_the_fixture_again_writes_no_metadata(tmp_path: Path) -> None:
-    root = tmp_path / "wh"
-    first = migrate(SPARK_DIR, root, "spark")
-    count, before = len(metadata_files(root)), all_files(root)
-    again = migrate(SPARK_DIR, root, "spark")
-    assert len(metadata_files(root)) == count and all_files(root) == before
-    # The broken statements are tried again, and fail again; the rest were applied before.
-    assert failures(again) == failures(first) and again.exit_code == 1
-    s = again.summary()
-    assert (s["applied"], s["unchanged"], s["already-applied"]) == (0, 0, 12)
-    assert s["functions-created"] == s["functions-updated"] == 0
-
-
-def test_fixing_a_broken_statement_and_running_again_applies_just_it(tmp_path: Path) -> None:
-    src = write_dir(
-        tmp_path / "src",
-        {
-            "1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;\n"
-            "CREATE FUNCTION g( RETURNS INT RETURN 2;\n"
-        },
-    )
-    root = tmp_path / "wh"
-    assert failures(migrate(src, root, "spark")) == [("1.sql", 2, 32, "syntax")]
-    (src / "1.sql").write_text(
-        "CREATE FUNCTION f() RETURNS INT RETURN 1;\nCREATE FUNCTION g() RETURNS INT RETURN 2;\n"
-    )
-    fixed = migrate(src, root, "spark")
-    assert fixed.ok
-    assert [s.status for s in fixed.files[0].statements] == ["already-applied", "applied"]
-    assert {k: v.status for k, v in fixed.functions.items()} == {
-        "default.f": "unchanged",
-        "default.g": "created",
-    }
-    assert not fixed.warnings  # the applied statement is still in the file
-
-
-def test_an_applied_file_that_was_edited_is_reported(tmp_path: Path) -> None:
-    src = write_dir(tmp_path / "src", {"1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;\n"})
-    root = tmp_path / "wh"
-    migrate(src, root, "spark")
-    (src / "1.sql").write_text("CREATE FUNCTION f() RETURNS INT RETURN 2;\n")
-    edited = migrate(src, root, "spark")
-    assert [(w.code, w.file) for w in edited.warnings] == [("ledger-mismatch", "1.sql")]
-    # The edited statement is a new one: a plain CREATE of an existing function fails.
-    assert failures(edited) == [("1.sql", 1, 1, "merge")]
-
-
-def test_the_ledger_is_kept_per_dialect(tmp_path: Path) -> None:
-    spark = write_dir(tmp_path / "s", {"1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;"})
-    trino = write_dir(tmp_path / "t", {"1.sql": "DROP FUNCTION IF EXISTS f();"})
-    root = tmp_path / "wh"
-    migrate(spark, root, "spark")
-    assert migrate(trino, root, "trino").functions["default.f"].status == "dropped"
-    assert sorted(p.name for p in (root / ".migrations").iterdir()) == ["spark", "trino"]
-
-
-def test_a_catalog_warehouse_migrates_and_reruns(tmp_path: Path) -> None:
-    src = write_dir(tmp_path / "src", {"1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;"})
-    root = tmp_path / "wh"
-    for expected in ("applied", "unchanged"):
-        with Warehouse(root, catalog="sqlite", cache=MetadataCache()) as wh:
-            report = migrate_directory(src, wh, "spark")
-        assert report.ok and report.status == expected
-    assert_every_file_valid(root)
-
-
-# --------------------------------------------------------------------------------------------
 # Dry run
 
 
@@ -638,130 +474,3 @@ def test_cli_dry_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     )
     assert code == 1 and not root.exists()
     assert out.startswith("Dry run of the migration") and "nothing was written" in out
-
-
-# --------------------------------------------------------------------------------------------
-# Progress and reports
-
-
-def test_progress_without_a_terminal_is_one_line_per_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    code, out, err = run_cli(
-        capsys, "migrate", "--dialect", "spark", str(SPARK_DIR), "--warehouse", str(tmp_path)
-    )
-    assert code == 1
-    assert "\r" not in err
-    lines = [line for line in err.splitlines() if line.startswith("[")]
-    assert lines == [
-        "[1/4] 1_orders_schema.sql: 6 statement(s): 2 applied, 4 skipped",
-        "[2/4] 2_reporting.sql: 5 statement(s): 3 applied, 2 skipped",
-        "[3/4] 10_pricing_v2.sql: 8 statement(s): 4 applied, 1 skipped, 3 failed",
-        "[4/4] 11_cleanup.sql: 4 statement(s): 1 applied, 2 unchanged, 1 skipped",
-    ]
-    assert f"{SPARK_DIR}/10_pricing_v2.sql:10:35: error: unexpected 'RETURNS'" in err
-    assert f"{SPARK_DIR}/1_orders_schema.sql:18:36: warning[lossy-type]" in err
-    # The summary table goes to standard output.
-    assert re.search(r"\n    failed +3\n", out)
-    assert re.search(r"\n  untranslatable bodies +1\n", out)
-
-
-def test_progress_on_a_terminal_is_a_bar_redrawn_in_place(tmp_path: Path) -> None:
-    class Tty(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    out = Tty()
-    progress = _Progress(out, "src")
-    src = write_dir(
-        tmp_path / "src",
-        {"1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;", "2.sql": "DROP FUNCTION nope;"},
-    )
-    migrate(src, tmp_path / "wh", "spark", progress=progress)
-    progress.finish()
-    text = out.getvalue()
-    assert "\rmigrate" not in text  # every redraw clears the line first
-    assert "\r\x1b[Kmigrate [........................] 0/2 1.sql" in text
-    assert "\r\x1b[Kmigrate [############............] 1/2 1.sql" in text
-    assert "\r\x1b[Kmigrate [########################] 2/2 2.sql" in text
-    assert "src/2.sql:1:1: error: function nope does not exist\n" in text
-    assert text.endswith("\r\x1b[K")
-
-
-def test_progress_events(tmp_path: Path) -> None:
-    events: list[ProgressEvent] = []
-    migrate(SPARK_DIR, tmp_path, "spark", progress=events.append)
-    assert [(e.index, e.file, e.done is not None) for e in events][:3] == [
-        (1, "1_orders_schema.sql", False),
-        (1, "1_orders_schema.sql", True),
-        (2, "2_reporting.sql", False),
-    ]
-    assert [len(e.failures) for e in events if e.done] == [0, 0, 3, 0]
-
-
-class _Checker(HTMLParser):
-    """Every element closed, in order; void elements need no end tag."""
-
-    VOID = frozenset({"meta", "br", "hr", "img", "input", "link"})
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.stack: list[str] = []
-        self.text: list[str] = []
-        self.seen: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.seen.append(tag)
-        if tag not in self.VOID:
-            self.stack.append(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        assert self.stack and self.stack[-1] == tag, (tag, self.stack)
-        self.stack.pop()
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-
-def test_html_report_is_well_formed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    page = tmp_path / "r.html"
-    code, _, _ = run_cli(
-        capsys,
-        "migrate",
-        "--dialect",
-        "spark",
-        str(SPARK_DIR),
-        "--warehouse",
-        str(tmp_path / "wh"),
-        "--report-html",
-        str(page),
-    )
-    assert code == 1
-    html_text = page.read_text()
-    assert html_text.startswith("<!DOCTYPE html>")
-    checker = _Checker()
-    checker.feed(html_text)
-    checker.close()
-    assert checker.stack == []
-    assert checker.seen[:3] == ["html", "head", "meta"]
-    text = "".join(checker.text)
-    assert "10_pricing_v2.sql:22:1" in text and "function discount_rate does not exist" in text
-    assert "Spark VARCHAR(20) is stored as Iceberg string" in text
-    assert "Untranslatable bodies" in text
-    # Text from the SQL is escaped, never markup.
-    assert "<'" not in html_text
-
-
-def test_reports_escape_what_they_quote(tmp_path: Path) -> None:
-    src = write_dir(
-        tmp_path / "src",
-        {"1.sql": "CREATE FUNCTION `a|b<i>`() RETURNS INT RETURN 1;\nDROP FUNCTION `x|<b>`;\n"},
-    )
-    report = migrate(src, tmp_path / "wh", "spark")
-    md = report_markdown(report)
-    assert "function x\\|\\<b\\> does not exist" in md
-    page = report_html(report)
-    assert "<b>" not in page and "&lt;b&gt;" in page
-    checker = _Checker()
-    checker.feed(page)
-    assert checker.stack == []

@@ -264,3 +264,21 @@ def test_the_console_script_is_installed() -> None:
     exe = Path(sys.executable).with_name("iceberg-udf")
     done = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=True)
     assert done.stdout.startswith("iceberg-udf ")
+
+
+def test_option_errors_name_the_flags(tmp_path: Path, capsys: Any) -> None:
+    """The library names its parameters (``OptionError``); the command line says its flags."""
+    code, out, err = run(
+        capsys, "apply", "--warehouse", "memory://x", "--catalog", "sqlite", "--dialect", "trino",
+        str(ADD_ONE),
+    )  # fmt: skip
+    assert (code, out) == (1, "")
+    assert err == "error: --catalog sqlite keeps catalog.db in a local warehouse folder\n"
+    wh = ["--warehouse", str(tmp_path / "wh"), "--catalog", "sqlite"]
+    assert run(capsys, "apply", *wh, "--dialect", "trino", str(ADD_ONE))[0] == 0
+    code, out, err = run(capsys, "show", *wh, "add_one", "--latest-by-log-timestamp")
+    assert (code, out) == (1, "")
+    assert err == (
+        "error: --function-uuid and --latest-by-log-timestamp choose among files; with a "
+        "catalog the catalog says which file is current (use --metadata-file)\n"
+    )

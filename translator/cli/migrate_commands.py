@@ -10,107 +10,33 @@ translation was refused), 2 for bad usage.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from translator.cli_args import UsageError
+from translator.cli.args import (
+    EXIT_INPUT,
+    UsageError,
+    open_warehouse,
+    warehouse_parent,
+)
+from translator.cli.output import MigrationProgress, summary_text
 from translator.dialects import DIALECTS
-from translator.errors import Position, TranslatorError, format_diagnostic
+from translator.errors import TranslatorError
 from translator.fileio import atomic_write
 from translator.migrate import (
     NOT_READ,
-    Issue,
     MigrationReport,
-    ProgressEvent,
     list_migration_files,
     migrate_directory,
     report_html,
     report_json,
     report_markdown,
-    summary_text,
 )
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef
-from translator.warehouse.warehouse import Warehouse
-from translator.warehouse_commands import CATALOG_ENV, WAREHOUSE_ENV, warehouse_parent
 
 __all__ = ["register"]
-
-EXIT_INPUT = 1
-_SHOWN = ("applied", "unchanged", "already-applied", "skipped", "failed")
-
-
-def _usage_error(message: str) -> Exception:
-    return UsageError(message)
-
-
-class _Progress:
-    """A bar redrawn in place on a terminal; one line per finished file otherwise."""
-
-    WIDTH = 24
-
-    def __init__(self, out: TextIO, source: str) -> None:
-        self.out = out
-        self.source = source
-        self.tty = out.isatty()
-        self.drawn = False
-
-    def __call__(self, event: ProgressEvent) -> None:
-        if event.done is None:
-            if self.tty:
-                self._bar(event.index - 1, event.total, event.file)
-            return
-        self._clear()
-        if not self.tty:
-            counts = event.done.counts()
-            parts = [f"{counts[k]} {k}" for k in _SHOWN if counts[k]]
-            if event.done.failed_file:
-                parts.append("unreadable")
-            print(
-                f"[{event.index}/{event.total}] {event.file}: {counts['statements']} "
-                f"statement(s): {', '.join(parts)}",
-                file=self.out,
-            )
-        for w in event.warnings:
-            print(self.warning_line(w), file=self.out)
-        for f in event.failures:
-            print(self._error(f), file=self.out)
-        if self.tty:
-            self._bar(event.index, event.total, event.file)
-        self.out.flush()
-
-    def _path(self, file: str | None) -> str:
-        return os.path.join(self.source, file) if file else self.source
-
-    def warning_line(self, w: Issue) -> str:
-        where = self._path(w.file) + (f":{w.line}:{w.column}" if w.line is not None else "")
-        return f"{where}: warning[{w.code}]: {w.message}"
-
-    def _error(self, f: Issue) -> str:
-        position = None
-        if f.line is not None:
-            position = Position(f.line, f.column or 1, 0, self._path(f.file))
-        err = TranslatorError(f.message, position, source_line=f.source_line)
-        text = format_diagnostic(err)
-        return text if position is not None else f"{self._path(f.file)}: {text}"
-
-    def _bar(self, done: int, total: int, file: str) -> None:
-        filled = self.WIDTH * done // max(total, 1)
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        self.out.write(f"\r\x1b[Kmigrate [{bar}] {done}/{total} {file}")
-        self.out.flush()
-        self.drawn = True
-
-    def _clear(self) -> None:
-        if self.drawn:
-            self.out.write("\r\x1b[K")
-            self.drawn = False
-
-    def finish(self) -> None:
-        self._clear()
-        self.out.flush()
 
 
 def _check_output(flag: str, value: str | None) -> None:
@@ -118,20 +44,20 @@ def _check_output(flag: str, value: str | None) -> None:
         return
     path = Path(value)
     if path.is_dir():
-        raise _usage_error(f"{flag} {value}: is a directory")
+        raise UsageError(f"{flag} {value}: is a directory")
     parent = path.parent
     if not parent.is_dir():
-        raise _usage_error(f"{flag} {value}: folder {parent} does not exist")
+        raise UsageError(f"{flag} {value}: folder {parent} does not exist")
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
     src = Path(args.src)
     if not src.exists():
-        raise _usage_error(f"{args.src}: no such directory")
+        raise UsageError(f"{args.src}: no such directory")
     if not src.is_dir():
-        raise _usage_error(f"{args.src}: not a directory")
+        raise UsageError(f"{args.src}: not a directory")
     if not list_migration_files(src):
-        raise _usage_error(f"{args.src}: no .sql files to migrate")
+        raise UsageError(f"{args.src}: no .sql files to migrate")
     for flag, value in (
         ("--report-json", args.report_json),
         ("--report-md", args.report_md),
@@ -141,17 +67,9 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
     try:
         FunctionRef(args.namespace, "x")
     except WarehouseError as e:
-        raise _usage_error(f"--namespace: {e.message}") from None
-    where = args.warehouse or os.environ.get(WAREHOUSE_ENV)
-    if not where:
-        raise _usage_error(f"--warehouse DIR is required (or set {WAREHOUSE_ENV})")
-    progress = _Progress(sys.stderr, args.src)
-    with Warehouse(
-        where,
-        namespace=args.namespace,
-        catalog=args.catalog or os.environ.get(CATALOG_ENV) or None,
-        cache=False if args.no_cache else None,
-    ) as wh:
+        raise UsageError(f"--namespace: {e.message}") from None
+    progress = MigrationProgress(sys.stderr, args.src)
+    with open_warehouse(args, create=True) as wh:
         try:
             report = migrate_directory(
                 src,

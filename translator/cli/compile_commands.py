@@ -1,73 +1,66 @@
-"""The ``iceberg-udf`` command: argument parsing, output and exit codes over :mod:`translator.api`.
+"""The commands between DDL and metadata: validate, compile, transpile and emit.
 
-Exit codes: 0 success, 1 bad input (SQL, metadata, a conflict), 2 bad usage. Errors never reach
-the user as a traceback.
+``emit`` reads a metadata file or, with ``--warehouse``, a warehouse function: one command, two
+sources. Results go to standard output, warnings and errors to standard error.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
+import os
 import sys
-from collections.abc import Sequence
-from importlib import import_module
 from pathlib import Path
+from typing import Any
 
-from translator import __version__
-from translator.cli_args import (
+from translator.cli.args import (
+    EXIT_INPUT,
+    EXIT_OK,
+    WAREHOUSE_ENV,
+    Parser,
     UsageError,
     compile_options,
     compile_options_parent,
+    open_warehouse,
     read_sources,
+    resolution_parent,
+    resolve_options,
+    warehouse_parent,
 )
+from translator.cli.output import metadata_problem_lines, print_diagnostics, print_warnings
 from translator.dialects import DIALECTS
 from translator.errors import (
     Diagnostic,
-    MetadataError,
     TranslatorError,
     UnsupportedError,
     UnsupportedNameError,
-    format_diagnostic,
 )
 from translator.fileio import atomic_write
-from translator.metadata import UdfMetadata, dump_metadata, metadata_to_json
+from translator.metadata import (
+    UdfMetadata,
+    check_metadata_files,
+    dump_metadata,
+    metadata_to_json,
+    read_metadata_file,
+)
 
-__all__ = ["UsageError", "main"]
-
-EXIT_OK, EXIT_INPUT, EXIT_USAGE = 0, 1, 2
-
-#: Feature modules that add their own subcommands: each has ``register(subparsers)``, and each
-#: command returns an exit code (raising ``UsageError`` for bad usage found late).
-_COMMAND_MODULES: tuple[str, ...] = ("translator.warehouse_commands", "translator.migrate_commands")
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
+__all__ = ["register", "register_emit"]
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from translator.metadata import validate_paths
-
     all_ok = True
-    for line, ok in validate_paths([Path(p) for p in args.files]):
-        print(line)
-        all_ok &= ok
+    for path, error in check_metadata_files(Path(p) for p in args.files):
+        if error is None:
+            print(f"{path}: ok")
+            continue
+        for line in metadata_problem_lines(path, error):
+            print(line)
+        all_ok = False
     return EXIT_OK if all_ok else EXIT_INPUT
-
-
-def _report(errors: Sequence[TranslatorError], warnings: Sequence[Diagnostic]) -> None:
-    for w in warnings:
-        print(str(w), file=sys.stderr)
-    for e in errors:
-        print(format_diagnostic(e), file=sys.stderr)
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
     from translator.api import compile_script
-    from translator.metadata import read_metadata_file, validate_metadata
+    from translator.metadata import validate_metadata
 
     if args.output and args.output_dir:
         raise UsageError("--output and --output-dir exclude each other")
@@ -98,7 +91,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         skipped += len(result.skipped)
         functions.update(result.functions)
         current = None
-    _report(errors, warnings)
+    print_diagnostics(errors, warnings)
     if errors:
         print(f"iceberg-udf: {len(errors)} error(s); nothing written", file=sys.stderr)
         return EXIT_INPUT
@@ -199,7 +192,7 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
                 continue
             warnings += emitted.warnings
             out.append(emitted.text)
-    _report(errors, warnings)
+    print_diagnostics(errors, warnings)
     if errors:
         print(f"iceberg-udf: {len(errors)} error(s); no DDL printed", file=sys.stderr)
         return EXIT_INPUT
@@ -207,21 +200,66 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="iceberg-udf",
-        description="Compile SQL CREATE FUNCTION DDL into Apache Iceberg UDF metadata and back.",
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+def _cmd_emit(args: argparse.Namespace) -> int:
+    """``emit --warehouse DIR NAME`` or ``emit --name NAME METADATA``: one CLI, two sources."""
+    # From $ICEBERG_UDF_WAREHOUSE only without --name: emit --name NAME METADATA reads a file.
+    if args.warehouse or (os.environ.get(WAREHOUSE_ENV) and args.name is None):
+        try:
+            with open_warehouse(args) as wh:
+                result = wh.emit(
+                    args.target,
+                    args.dialect,
+                    definition=args.definition,
+                    definition_version=args.version,
+                    allow_lossy=args.allow_lossy,
+                    or_replace=args.or_replace,
+                    resolve=resolve_options(args),
+                    as_of=args.as_of,
+                    log_entry=args.log_entry,
+                    ddl_name=None if args.name is None else tuple(args.name.split(".")),
+                )
+        except UnsupportedNameError as e:
+            raise UnsupportedNameError(f"{e.message} (--name gives the name to write)") from None
+    else:
+        result = _emit_file(args)
+    print_warnings(result.warnings)
+    if args.output:
+        atomic_write(Path(args.output), result.text)
+    else:
+        sys.stdout.write(result.text)
+    return EXIT_OK
 
+
+def _emit_file(args: argparse.Namespace) -> Any:
+    from translator.emit import emit_ddl
+
+    if args.name is None:
+        raise UsageError("emit METADATA needs --name NAME (the function's name in the DDL)")
+    if args.log_entry is not None:
+        raise UsageError("--log-entry needs --warehouse; for a file use --as-of or --version")
+    meta = read_metadata_file(args.target)
+    return emit_ddl(
+        meta,
+        args.dialect,
+        tuple(args.name.split(".")),
+        definition=args.definition,
+        version=args.version,
+        as_of=args.as_of,
+        allow_lossy=args.allow_lossy,
+        or_replace=args.or_replace,
+    )
+
+
+def register(subparsers: Any) -> None:
+    """Add validate, compile and transpile to ``iceberg-udf``'s subparsers."""
+    sub = subparsers
     p = sub.add_parser("validate", help="check metadata files against the Iceberg UDF spec")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(run=_cmd_validate)
 
     p = sub.add_parser(
         "compile",
-        parents=[compile_options_parent(_Parser)],
+        parents=[compile_options_parent(Parser)],
         help="compile function DDL into Iceberg UDF metadata",
     )
     p.add_argument("--into", metavar="METADATA", help="existing metadata to merge into")
@@ -244,33 +282,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("sql", nargs="+", metavar="SQL", help="SQL files; - reads standard input")
     p.set_defaults(run=_cmd_transpile)
 
-    for module in _COMMAND_MODULES:
-        import_module(module).register(sub)
-    return parser
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    # sqlglot logs its own fallbacks; the translator reports what matters as warnings.
-    logging.getLogger("sqlglot").setLevel(logging.ERROR)
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args.run(args))
-    except UsageError as e:
-        print(f"iceberg-udf: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    except MetadataError as e:
-        print(format_diagnostic(e), file=sys.stderr)
-        for path, message in e.problems:
-            print(f"  {path}: {message}", file=sys.stderr)
-        return EXIT_INPUT
-    except TranslatorError as e:
-        print(format_diagnostic(e), file=sys.stderr)
-        return EXIT_INPUT
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+def register_emit(subparsers: Any) -> None:
+    """Add emit (after the warehouse commands, where ``--help`` has always listed it)."""
+    p = subparsers.add_parser(
+        "emit",
+        parents=[warehouse_parent(), resolution_parent()],
+        help="CREATE FUNCTION DDL for an engine, from a metadata file or a warehouse function",
+        description="emit --dialect D --name NAME METADATA, or emit --warehouse DIR NAME: one "
+        "CREATE FUNCTION per definition, for its current version, the version-id given by "
+        "--version, or the versions current at --as-of (or at warehouse log entry --log-entry).",
+    )
+    p.add_argument(
+        "target",
+        metavar="NAME|METADATA",
+        help="with --warehouse: [namespace.]function; else a metadata file",
+    )
+    p.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the name to write in the DDL (needed with a METADATA file; with --warehouse, e.g. "
+        "a Trino catalog.schema.name)",
+    )
+    p.add_argument("--dialect", required=True, choices=sorted(DIALECTS), help="target engine")
+    p.add_argument("--definition", metavar="ID", help="only this definition-id")
+    p.add_argument("--allow-lossy", action="store_true", help="emit even if information is lost")
+    p.add_argument("--or-replace", action="store_true", help="emit CREATE OR REPLACE FUNCTION")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the DDL here")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--version", type=int, metavar="N", help="this version-id of each definition")
+    g.add_argument(
+        "--as-of", type=int, metavar="TIMESTAMP_MS", help="the versions current at this time"
+    )
+    g.add_argument(
+        "--log-entry",
+        type=int,
+        metavar="N",
+        help="with --warehouse: the versions of log entry N (1 = the first; see 'history')",
+    )
+    p.set_defaults(run=_cmd_emit)

@@ -1,0 +1,292 @@
+"""What the command line prints, for people (text) and for machines (JSON): the apply plan,
+``list``, ``show``, ``history``, ``validate``'s lines, diagnostics, and a migration's progress
+and summary. The library returns data; the text is built here, as pure string building where it
+can be, so that each output can be tested without running a command."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from translator.errors import (
+    Diagnostic,
+    MetadataError,
+    Position,
+    TranslatorError,
+    format_diagnostic,
+)
+from translator.merge import Change
+from translator.migrate import Issue, MigrationReport, ProgressEvent
+from translator.migrate.render import SUMMARY_ROWS, verdict
+from translator.warehouse.summary import FunctionInfo, HistoryEntry, iso_ms
+
+__all__ = [
+    "MigrationProgress",
+    "change_line",
+    "history_json",
+    "history_text",
+    "list_text",
+    "metadata_problem_lines",
+    "print_diagnostics",
+    "print_json",
+    "print_warnings",
+    "show_text",
+    "summary_text",
+    "table",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Diagnostics and JSON
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def print_warnings(warnings: Sequence[Diagnostic]) -> None:
+    for w in warnings:
+        print(str(w), file=sys.stderr)
+
+
+def print_diagnostics(errors: Sequence[TranslatorError], warnings: Sequence[Diagnostic]) -> None:
+    """Warnings, then errors (with their source line and caret), on standard error."""
+    print_warnings(warnings)
+    for e in errors:
+        print(format_diagnostic(e), file=sys.stderr)
+
+
+def metadata_problem_lines(path: Path, error: MetadataError) -> list[str]:
+    """``validate``'s lines for a file that is not valid metadata: one per problem (``FILE:
+    JSON path: message``), or the message alone when the file cannot be read (it names the
+    file)."""
+    if not error.problems:
+        return [error.message]
+    return [f"{path}: {where}: {message}" for where, message in error.problems]
+
+
+# --------------------------------------------------------------------------------------------
+# The warehouse: the apply plan, list, show, history
+
+
+_VERBS = {
+    "created-function": "add",
+    "added-definition": "add",
+    "new-version": "replace",
+    "attached-representation": "attach",
+    "unchanged": "keep",
+    "dropped-definition": "drop",
+    "dropped-function": "drop",
+}
+_NOTES = {
+    "created-function": "new function",
+    "added-definition": "new definition",
+    "new-version": "new current version",
+    "dropped-function": "no definition left: the function is removed",
+}
+
+
+def change_line(c: Change) -> str:
+    """``replace  default.add_one(int) v2  new current version``."""
+    sig = f"({c.definition_id})" if c.definition_id is not None else "(*)"
+    ver = f" v{c.version_id}" if c.version_id is not None else ""
+    note = c.detail or _NOTES.get(c.action, "")
+    return f"{_VERBS.get(c.action, c.action):<8} {c.function}{sig}{ver}" + (
+        f"  {note}" if note else ""
+    )
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Left-aligned columns, two spaces apart; the last column is not padded."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = []
+    for r in [header, *rows]:
+        cells = [c.ljust(w) for c, w in zip(r[:-1], widths, strict=False)] + [r[-1]]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def list_text(infos: Sequence[FunctionInfo]) -> str:
+    if not infos:
+        return "no functions\n"
+    rows = [
+        [
+            str(i.ref),
+            "?" if i.definitions is None else str(i.definitions),
+            i.metadata_file or f"error: {i.problem}",
+        ]
+        for i in infos
+    ]
+    return table(["FUNCTION", "DEFINITIONS", "METADATA FILE"], rows)
+
+
+def history_text(function: str, metadata_file: str, entries: Sequence[HistoryEntry]) -> str:
+    head = f"{function}: {len(entries)} log entries ({metadata_file})\n"
+    rows = [
+        [
+            f"{e.number}{'*' if e.current else ''}",
+            iso_ms(e.timestamp_ms),
+            str(e.timestamp_ms),
+            ", ".join(f"{d} -> v{v}" for d, v in e.versions),
+        ]
+        for e in entries
+    ]
+    return head + table(["#", "TIMESTAMP (UTC)", "TIMESTAMP-MS", "DEFINITION VERSIONS"], rows)
+
+
+def history_json(function: str, metadata_file: str, entries: Sequence[HistoryEntry]) -> Any:
+    """``history --json``: the function, its current metadata file, and its log entries."""
+    return {
+        "function": function,
+        "metadata-file": metadata_file,
+        "entries": [e.to_json() for e in entries],
+    }
+
+
+def _indent_body(sql: str, prefix: str) -> str:
+    lines = sql.splitlines() or [""]
+    pad = " " * len(prefix)
+    return prefix + ("\n" + pad).join(lines)
+
+
+def show_text(s: dict[str, Any]) -> str:
+    """The ``show`` summary (built by :func:`translator.warehouse.summary.summarize`)."""
+    out = [s["function"]]
+
+    def field(label: str, value: object) -> None:
+        out.append(f"  {label:<15} {value}")
+
+    field("metadata file", s["metadata-file"])
+    field("function-uuid", s["function-uuid"])
+    field("secure", "yes (bodies are not shown)" if s["secure"] else "no")
+    if s["doc"]:
+        field("doc", s["doc"])
+    if s["properties"]:
+        field("properties", ", ".join(f"{k}={v}" for k, v in sorted(s["properties"].items())))
+    if s["as-of"]:
+        a = s["as-of"]
+        field("as of", f"log entry {a['log-entry']} ({a['timestamp']}, {a['timestamp-ms']})")
+    else:
+        field("log entries", s["log-entries"])
+    for d in s["definitions"]:
+        out.append("")
+        out.append(
+            f"{d['signature']} -> {d['return-type']}  "
+            f"[{d['function-type']}, definition-id {d['definition-id']}]"
+        )
+        if d["doc"]:
+            out.append(f"  doc: {d['doc']}")
+        for p in d["parameters"]:
+            if p["doc"]:
+                out.append(f"  parameter {p['name']}: {p['doc']}")
+        cur = d["current-version"]
+        versions = ", ".join(str(v) for v in d["versions"])
+        if cur is None:
+            out.append(f"  versions {versions}; the current version is missing")
+            continue
+        traits = [
+            "deterministic" if cur["deterministic"] else "not deterministic",
+            f"on-null-input {cur['on-null-input']}",
+        ]
+        out.append(
+            f"  current version {cur['version-id']} (of {versions}), "
+            f"{cur['timestamp']}, {', '.join(traits)}"
+        )
+        out.append(f"  dialects: {', '.join(d['dialects']) or 'none'}")
+        for r in cur["representations"]:
+            if "sql" in r:
+                out.append(_indent_body(r["sql"], f"  {r['dialect']}: "))
+            else:
+                out.append(f"  ({r['type']} representation)")
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# A migration: progress and summary
+
+
+_SHOWN = ("applied", "unchanged", "already-applied", "skipped", "failed")
+
+
+def summary_text(report: MigrationReport) -> str:
+    """The summary table printed at the end of a run."""
+    s = report.summary()
+    width = max(len(label) for _, label in SUMMARY_ROWS)
+    lines = [
+        f"{'Dry run of the migration' if report.dry_run else 'Migrated'} {report.source} "
+        f"({report.dialect}, unqualified names into {report.namespace}):",
+    ]
+    lines += [f"  {label.ljust(width)}  {s[key]:>6}" for key, label in SUMMARY_ROWS]
+    lines.append(verdict(report))
+    return "\n".join(lines) + "\n"
+
+
+class MigrationProgress:
+    """A bar redrawn in place on a terminal; one line per finished file otherwise."""
+
+    WIDTH = 24
+
+    def __init__(self, out: TextIO, source: str) -> None:
+        self.out = out
+        self.source = source
+        self.tty = out.isatty()
+        self.drawn = False
+
+    def __call__(self, event: ProgressEvent) -> None:
+        if event.done is None:
+            if self.tty:
+                self._bar(event.index - 1, event.total, event.file)
+            return
+        self._clear()
+        if not self.tty:
+            counts = event.done.counts()
+            parts = [f"{counts[k]} {k}" for k in _SHOWN if counts[k]]
+            if event.done.failed_file:
+                parts.append("unreadable")
+            print(
+                f"[{event.index}/{event.total}] {event.file}: {counts['statements']} "
+                f"statement(s): {', '.join(parts)}",
+                file=self.out,
+            )
+        for w in event.warnings:
+            print(self.warning_line(w), file=self.out)
+        for f in event.failures:
+            print(self._error(f), file=self.out)
+        if self.tty:
+            self._bar(event.index, event.total, event.file)
+        self.out.flush()
+
+    def _path(self, file: str | None) -> str:
+        return os.path.join(self.source, file) if file else self.source
+
+    def warning_line(self, w: Issue) -> str:
+        where = self._path(w.file) + (f":{w.line}:{w.column}" if w.line is not None else "")
+        return f"{where}: warning[{w.code}]: {w.message}"
+
+    def _error(self, f: Issue) -> str:
+        position = None
+        if f.line is not None:
+            position = Position(f.line, f.column or 1, 0, self._path(f.file))
+        err = TranslatorError(f.message, position, source_line=f.source_line)
+        text = format_diagnostic(err)
+        return text if position is not None else f"{self._path(f.file)}: {text}"
+
+    def _bar(self, done: int, total: int, file: str) -> None:
+        filled = self.WIDTH * done // max(total, 1)
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        self.out.write(f"\r\x1b[Kmigrate [{bar}] {done}/{total} {file}")
+        self.out.flush()
+        self.drawn = True
+
+    def _clear(self) -> None:
+        if self.drawn:
+            self.out.write("\r\x1b[K")
+            self.drawn = False
+
+    def finish(self) -> None:
+        self._clear()
+        self.out.flush()
