@@ -128,6 +128,9 @@ def test_the_built_wheel_carries_the_grammars_and_data(tmp_path: Path) -> None:
     for data in (ROOT / "translator" / "data").glob("*.txt"):
         assert f"translator/data/{data.name}" in names
     assert "translator/py.typed" in names
+    # every module, so that a new package left out of pyproject's list fails here, not for users
+    for module in PACKAGE.rglob("*.py"):
+        assert str(module.relative_to(ROOT)) in names, module
 
 
 def _module_name(path: Path) -> str:
