@@ -312,8 +312,20 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8181,
     settings: ServerSettings | None = None,
+    on_ready: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve ``warehouse`` with uvicorn until interrupted."""
+    """Serve ``warehouse`` with uvicorn until interrupted. The socket is bound first, so port 0
+    picks a free port; ``on_ready`` gets the base URL (``http://host:port``)."""
+    import socket
+
     import uvicorn
 
-    uvicorn.run(create_app(warehouse, settings), host=host, port=port, log_level="warning")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound = sock.getsockname()[1]
+    config = uvicorn.Config(create_app(warehouse, settings), log_level="warning", lifespan="off")
+    if on_ready is not None:
+        on_ready(f"http://{f'[{host}]' if family == socket.AF_INET6 else host}:{bound}")
+    uvicorn.Server(config).run(sockets=[sock])

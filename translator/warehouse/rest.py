@@ -18,6 +18,7 @@ Needs ``pip install 'iceberg-udf[rest]'`` (httpx).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -42,6 +43,7 @@ __all__ = [
     "LoadedFunction",
     "RestCatalogClient",
     "RestCommitter",
+    "RestStore",
     "is_rest_address",
     "raw_member",
 ]
@@ -272,6 +274,49 @@ class RestCatalogClient:
                 except WarehouseError:
                     continue
         return sorted(out)
+
+
+class RestStore:
+    """The :class:`~translator.warehouse.store.Store` of a REST catalog: it holds no files this
+    tool can reach (the catalog decides which metadata is current), so file operations refuse."""
+
+    protocol = "rest"
+
+    def __init__(self, client: RestCatalogClient) -> None:
+        self.client = client
+
+    def location(self, rel: str = "") -> str:
+        return f"{self.client.address.rstrip('/')}/{rel}" if rel else self.client.address
+
+    def list_names(self, rel: str) -> list[str]:
+        return []
+
+    def list_dirs(self, rel: str) -> list[str]:
+        return []
+
+    def _no_files(self, rel: str) -> WarehouseError:
+        return WarehouseError(
+            f"{self.location(rel)}: a REST catalog serves functions, not files: name the "
+            "function instead of a metadata file"
+        )
+
+    def read_bytes(self, rel: str) -> bytes:
+        raise self._no_files(rel)
+
+    def stat_key(self, rel: str) -> tuple[object, ...]:
+        raise self._no_files(rel)
+
+    def create_exclusive(self, rel: str, data: bytes, *, make_dirs: bool) -> None:
+        raise self._no_files(rel)
+
+    def remove(self, rel: str) -> None:
+        raise self._no_files(rel)
+
+    def move_dir(self, src: str, dst: str) -> None:
+        raise self._no_files(src)
+
+    def lock(self, name: str, timeout_s: float) -> contextlib.AbstractContextManager[bool]:
+        return contextlib.nullcontext(False)
 
 
 class RestCommitter:
