@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, assert_rest_schema_valid
-from translator.validation import load_metadata
+from translator.metadata import load_metadata
 from translator.warehouse import FunctionRef, Warehouse
 from translator.warehouse.errors import UnsupportedStorageError
 from translator.warehouse.layout import metadata_dir, parse_metadata_name

@@ -27,8 +27,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from translator.errors import MetadataError
-from translator.metadata import UdfMetadata
-from translator.validation import load_metadata
+from translator.metadata import UdfMetadata, load_metadata
 from translator.warehouse.errors import (
     FunctionNotFoundError,
     UnsupportedStorageError,
