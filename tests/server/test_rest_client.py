@@ -9,7 +9,13 @@ import pytest
 
 from tests.server.helpers import TOKEN, build_warehouse, running_server
 from translator.server import ServerSettings
-from translator.warehouse import FunctionNotFoundError, FunctionRef, Warehouse, WarehouseError
+from translator.warehouse import (
+    FunctionNotFoundError,
+    FunctionRef,
+    ResolveOptions,
+    Warehouse,
+    WarehouseError,
+)
 from translator.warehouse.errors import UnsupportedStorageError
 from translator.warehouse.rest import TOKEN_ENV, RestCatalogClient, RestCommitter, raw_member
 
@@ -111,3 +117,40 @@ def test_writes_are_refused_with_the_reason(url: str) -> None:
 )
 def test_raw_member_is_the_exact_text(text: str, expected: str | None) -> None:
     assert raw_member(text, "metadata") == expected
+
+
+def test_a_warehouse_at_a_rest_address_reads_as_a_folder_does(
+    url: str, warehouse: Warehouse, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    remote = Warehouse(f"rest+{url}/udf")
+    here = [(str(i.ref), i.definitions) for i in warehouse.functions()]
+    assert [(str(i.ref), i.definitions) for i in remote.functions()] == here
+    for name in (FunctionRef("accounting", "add_one"), FunctionRef("accounting.tax", "mask")):
+        assert remote.show(name) == (
+            {**warehouse.show(name)[0], "metadata-file": remote.load(name).path},
+            [],
+        )
+        assert remote.history(name)[1] == warehouse.history(name)[1]
+    first = warehouse.load("accounting.add_one").metadata.definition_log[0].timestamp_ms
+    ddl = remote.emit("accounting.add_one", "spark", as_of=first).ddl
+    assert ddl == warehouse.emit("accounting.add_one", "spark", as_of=first).ddl
+    assert "x + 1" in ddl[0]
+    plan = remote.apply(
+        "CREATE OR REPLACE FUNCTION add_one(x integer) RETURNS integer RETURN x + 3",
+        dialect="trino",
+        namespace="accounting",
+        dry_run=True,
+    )
+    assert [(c.action, c.version_id) for c in plan.changes] == [("new-version", 3)]
+    for write in (
+        lambda: remote.apply("CREATE FUNCTION g() RETURNS integer RETURN 1", dialect="trino"),
+        lambda: remote.rollback("accounting.add_one", log_entry=1),
+        lambda: remote.drop("accounting.add_one"),
+    ):
+        with pytest.raises(UnsupportedStorageError, match="advertises no function writes"):
+            write()
+    with pytest.raises(WarehouseError, match="a REST catalog serves functions, not files"):
+        remote.load(
+            "accounting.add_one", resolve=ResolveOptions(metadata_file="00001.metadata.json")
+        )

@@ -1,5 +1,5 @@
 """``s3://`` warehouses against a real S3 API server: moto's, in its own process
-(``tests/s3_server.py``).
+(``tests/warehouse/s3_server.py``).
 
 What must hold: commits from many processes at once lose no update (the metadata files form
 one unbroken chain holding every apply), and a store that does not honour conditional writes is
@@ -67,7 +67,7 @@ def _aws_env(port: int) -> dict[str, str]:
 
 def _start(*args: str) -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.s3_server", *args],
+        [sys.executable, "-m", "tests.warehouse.s3_server", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

@@ -1,10 +1,10 @@
 """moto's S3 API server in its own process, for the tests of ``s3://`` warehouses.
 
-``python -m tests.s3_server [--ignore-conditional-writes]`` binds a free port on 127.0.0.1,
-prints ``{"port": N}`` and serves until killed. Requests are handled one at a time: moto checks
-``If-None-Match: *`` and then stores the object in two steps without a lock, so a threaded moto
-could itself let two conditional creates of one key both succeed (AWS S3 decides them
-atomically). Served one at a time, each conditional create is atomic, as on S3.
+``python -m tests.warehouse.s3_server [--ignore-conditional-writes]`` binds a free port on
+127.0.0.1, prints ``{"port": N}`` and serves until killed. Requests are handled one at a time:
+moto checks ``If-None-Match: *`` and then stores the object in two steps without a lock, so a
+threaded moto could itself let two conditional creates of one key both succeed (AWS S3 decides
+them atomically). Served one at a time, each conditional create is atomic, as on S3.
 
 ``--ignore-conditional-writes`` drops the ``If-None-Match`` header before moto sees it: a store
 that does not honour conditional writes (as S3-compatible stores did before supporting them),
