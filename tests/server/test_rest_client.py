@@ -150,7 +150,7 @@ def test_a_warehouse_at_a_rest_address_reads_as_a_folder_does(
     ):
         with pytest.raises(UnsupportedStorageError, match="advertises no function writes"):
             write()
-    with pytest.raises(WarehouseError, match="a REST catalog serves functions, not files"):
+    with pytest.raises(WarehouseError, match="a REST catalog says which metadata is current"):
         remote.load(
             "accounting.add_one", resolve=ResolveOptions(metadata_file="00001.metadata.json")
         )

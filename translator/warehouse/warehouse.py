@@ -198,12 +198,17 @@ class Warehouse:
         """As :meth:`load`, but the metadata may be shared with the cache: read it only."""
         ref = self.ref(name)
         options = resolve or ResolveOptions()
+        if self.rest is not None and not options.is_default:
+            raise OptionError(
+                "metadata_file, function_uuid and latest_by_log_timestamp choose among files; a "
+                "REST catalog says which metadata is current",
+                reason="file-rules-with-rest",
+            )
         if options.metadata_file is None and (self.catalog or self.rest) is not None:
             if not options.is_default:
                 raise OptionError(
                     "function_uuid and latest_by_log_timestamp choose among files; with a "
-                    "catalog the catalog says which file is current"
-                    + ("" if self.rest else " (use metadata_file)"),
+                    "catalog the catalog says which file is current (use metadata_file)",
                     reason="file-rules-with-catalog",
                 )
             found = self.committer.base(ref)
