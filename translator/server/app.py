@@ -128,14 +128,14 @@ class _Catalog:
     def load(self, folder: str, name: str, authenticated: bool) -> bytes:
         try:
             ref = FunctionRef(folder, name)
-        except TranslatorError:
-            ref = None
-        if ref is None or name not in self.function_names(folder):
-            raise _Error(404, "NoSuchFunctionException", f"function {name!r} does not exist")
+        except TranslatorError:  # a name no folder can have: no such function
+            raise _Error(
+                404, "NoSuchFunctionException", f"function {name!r} does not exist"
+            ) from None
         try:
-            resolved = self.warehouse.load(ref, resolve=self.settings.resolve)
+            resolved = self.warehouse.load(ref, resolve=self.settings.resolve, copy=False)
             raw = self.warehouse.store.read_bytes(resolved.path)
-        except FunctionNotFoundError as e:  # dropped between the listing and the read
+        except FunctionNotFoundError as e:  # no metadata file (or catalog entry) for it
             raise _Error(404, "NoSuchFunctionException", e.message) from None
         except (TranslatorError, OSError) as e:
             message = e.message if isinstance(e, TranslatorError) else str(e)

@@ -189,10 +189,14 @@ class Warehouse:
     # ----------------------------------------------------------------------------------------
     # reading
 
-    def load(self, name: str | FunctionRef, *, resolve: ResolveOptions | None = None) -> Resolved:
-        """The function's current metadata file under the resolution rules (a private copy)."""
+    def load(
+        self, name: str | FunctionRef, *, resolve: ResolveOptions | None = None, copy: bool = True
+    ) -> Resolved:
+        """The function's current metadata file under the resolution rules: a private copy, or
+        with ``copy=False`` the cache's own (read it, never change it; copying a long history
+        costs as much as parsing it)."""
         r = self._load(name, resolve)
-        return dataclasses.replace(r, metadata=deep_copy(r.metadata))
+        return dataclasses.replace(r, metadata=deep_copy(r.metadata)) if copy else r
 
     def _load(self, name: str | FunctionRef, resolve: ResolveOptions | None) -> Resolved:
         """As :meth:`load`, but the metadata may be shared with the cache: read it only."""
