@@ -15,6 +15,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -148,10 +149,12 @@ def test_apply_read_and_time_travel_on_s3(bucket: str) -> None:
     assert s3fs.S3FileSystem(skip_instance_cache=True).ls(f"{bucket}/wh") == [f"{bucket}/wh/sales"]
 
 
-def test_concurrent_applies_lose_no_update(bucket: str, s3_env: dict[str, str]) -> None:
+def test_concurrent_applies_lose_no_update(
+    bucket: str, s3_env: dict[str, str], tmp_path: Path
+) -> None:
     url = f"s3://{bucket}/conc"
     Warehouse(url).apply(SQL, "trino").raise_for_errors()
-    go = ROOT / f".s3-go-{uuid.uuid4().hex}"
+    go = tmp_path / "go"
     env = {**os.environ, **s3_env, "PYTHONPATH": str(ROOT)}
     procs = [
         subprocess.Popen(
