@@ -199,7 +199,7 @@ def test_concurrent_applies_lose_no_update(
 
 
 def test_a_store_that_ignores_conditional_writes_is_refused(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     proc, port = _start("--ignore-conditional-writes")
     try:
@@ -215,6 +215,11 @@ def test_a_store_that_ignores_conditional_writes_is_refused(
         with pytest.raises(UnsupportedStorageError, match="does not honour conditional writes"):
             wh.apply(SQL, "trino")
         assert fs.find("plain") == []  # nothing written, the probe removed
+        # under a SQL catalog its compare-and-swap decides commits: the store only holds files
+        catalog = f"sqlite:///{tmp_path / 'catalog.db'}"
+        with Warehouse("s3://plain/wh", catalog=catalog) as wh:
+            wh.apply(SQL, "trino").raise_for_errors()
+            assert wh.load("f").location.startswith("s3://plain/wh/default/f/metadata/00001-")
     finally:
         proc.kill()
         proc.wait(10)

@@ -241,6 +241,9 @@ class FsspecStore:
             )
         self.fs: Any = fs
         self.root = str(path).rstrip("/")
+        #: Whether commits rest on this store's create-if-absent (off under a SQL catalog, whose
+        #: compare-and-swap decides commits, files then getting random names).
+        self.needs_conditional_writes = True
 
     def _path(self, rel: str) -> str:
         return f"{self.root}/{rel}" if rel else self.root
@@ -295,7 +298,7 @@ class FsspecStore:
     def _require_conditional_writes(self) -> None:
         """Refuse a store that lets a second ``If-None-Match: *`` create of one key through."""
         root = self.location()
-        if root in _CONDITIONAL_WRITES_OK:
+        if not self.needs_conditional_writes or root in _CONDITIONAL_WRITES_OK:
             return
         probe = self._path(f".iceberg-udf-probe/{uuid.uuid4().hex}")
         self.fs.pipe_file(probe, b"1", mode="create")

@@ -45,7 +45,7 @@ from translator.warehouse.maintenance import drop_function, rollback_function
 from translator.warehouse.resolve import MetadataReader, Resolved, ResolveOptions
 from translator.warehouse.rest import RestCatalogClient, RestCommitter, RestStore, is_rest_address
 from translator.warehouse.results import ApplyResult, Dropped, PointInTime, RollbackResult
-from translator.warehouse.store import LocalStore, Store, open_store
+from translator.warehouse.store import FsspecStore, LocalStore, Store, open_store
 from translator.warehouse.summary import FunctionInfo, HistoryEntry, history_entries, summarize
 
 __all__ = ["Warehouse", "require_existing"]
@@ -116,6 +116,8 @@ class Warehouse:
         elif catalog is not None:
             self.catalog = SqlCatalog(self._catalog_url(catalog), name=catalog_name)
             self.committer = CatalogCommitter(self.store, self.reader, self.catalog)
+            if isinstance(self.store, FsspecStore):  # the catalog decides; names are random
+                self.store.needs_conditional_writes = False
         else:
             self.committer = FileCommitter(self.store, self.reader, self.context.clock)
 
