@@ -64,7 +64,8 @@ LOCK_ENV = "ICEBERG_UDF_COMMIT_LOCK"
 
 
 class Warehouse:
-    """A folder (or fsspec URL) of functions, optionally with a SQL catalog.
+    """A folder (or fsspec URL) of functions, optionally with a SQL catalog; or, read-only, an
+    Iceberg REST catalog at a ``rest+http(s)://`` address (:mod:`translator.warehouse.rest`).
 
     ``cache``: True/False, or a :class:`MetadataCache` of your own; None (the default) means on
     unless ``ICEBERG_UDF_METADATA_CACHE=0``. ``catalog``: a SQLAlchemy URL, or ``"sqlite"`` for
@@ -111,7 +112,7 @@ class Warehouse:
         self.committer: Committer
         if self.rest is not None:
             if catalog is not None:
-                raise WarehouseError("a REST catalog is the catalog: --catalog does not apply")
+                raise WarehouseError("a REST catalog is the catalog: a SQL catalog cannot be added")
             self.committer = RestCommitter(self.rest)
         elif catalog is not None:
             self.catalog = SqlCatalog(self._catalog_url(catalog), name=catalog_name)
@@ -210,7 +211,7 @@ class Warehouse:
                 "REST catalog says which metadata is current",
                 reason="file-rules-with-rest",
             )
-        if options.metadata_file is None and (self.catalog or self.rest) is not None:
+        if options.metadata_file is None and (self.catalog is not None or self.rest is not None):
             if not options.is_default:
                 raise OptionError(
                     "function_uuid and latest_by_log_timestamp choose among files; with a "
