@@ -36,6 +36,7 @@ NEVER: dict[str, tuple[str, ...]] = {
     "translator/emit.py": CLI + STORE,
     "translator/warehouse": CLI,
     "translator/migrate": CLI,
+    "translator/server": (*CLI, "translator.migrate", "pyspark"),
     "translator/spark.py": CLI,
     "translator/frontend.py": CLI + STORE,
     "translator/script.py": ENGINES + CLI + STORE,
@@ -101,10 +102,12 @@ def test_the_import_reader_sees_lazy_and_relative_imports(tmp_path: Path) -> Non
 
 
 def test_importing_the_library_loads_no_pyspark_and_no_cli() -> None:
+    """Nor the optional extras: the server framework, the HTTP client, object-store drivers."""
     code = (
         "import sys, translator, translator.api, translator.warehouse, translator.migrate\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] == 'pyspark'"
-        " or m.split('.')[:2] == ['translator', 'cli'])\n"
+        "extras = ('pyspark', 'starlette', 'uvicorn', 'httpx', 's3fs', 'sqlalchemy')\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in extras"
+        " or m.split('.')[:2] in (['translator', 'cli'], ['translator', 'server']))\n"
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)

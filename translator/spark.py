@@ -10,7 +10,6 @@ import json
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from translator.compile import Context
@@ -41,8 +40,9 @@ def _functions(
     """Name -> metadata to register, and the ``as_of`` emit still has to apply (None when the
     warehouse already travelled in time).
 
-    ``source``: a Warehouse or a path to one (names are ``[namespace.]function``), one
-    UdfMetadata (``names`` must give its one name), or a mapping of name -> metadata.
+    ``source``: a Warehouse, a path to one or a ``rest+http(s)://`` catalog address (names are
+    ``[namespace.]function``), one UdfMetadata (``names`` must give its one name), or a mapping
+    of name -> metadata.
     """
     if isinstance(names, str):
         names = [names]  # one name, not its letters
@@ -61,8 +61,8 @@ def _functions(
     from translator.warehouse import Warehouse, require_existing
 
     if not isinstance(source, Warehouse):
-        require_existing(Path(source))  # a local folder: that is what is opened below
-    wh = source if isinstance(source, Warehouse) else Warehouse(Path(source))
+        require_existing(source)  # a local folder must exist; URLs are left to their store
+    wh = source if isinstance(source, Warehouse) else Warehouse(source)
     refs = [str(i.ref) for i in wh.functions()] if names is None else list(names)
     return {ref: wh.at(ref, as_of=as_of).metadata for ref in refs}, None
 

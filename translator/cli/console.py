@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from translator import __version__
-from translator.cli import compile_commands, migrate_commands, warehouse_commands
+from translator.cli import compile_commands, migrate_commands, serve_commands, warehouse_commands
 from translator.cli.args import (
     EXIT_INPUT,
     EXIT_INTERRUPTED,
@@ -33,6 +33,8 @@ _OPTION_MESSAGES = {
     "sqlite-catalog-not-local": "--catalog sqlite keeps catalog.db in a local warehouse folder",
     "file-rules-with-catalog": "--function-uuid and --latest-by-log-timestamp choose among "
     "files; with a catalog the catalog says which file is current (use --metadata-file)",
+    "file-rules-with-rest": "--metadata-file, --function-uuid and --latest-by-log-timestamp "
+    "choose among files; a REST catalog says which metadata is current",
 }
 
 
@@ -48,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     warehouse_commands.register(sub)
     compile_commands.register_emit(sub)
     migrate_commands.register(sub)
+    serve_commands.register(sub)
     return parser
 
 

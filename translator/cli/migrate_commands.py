@@ -20,7 +20,7 @@ from translator.cli.args import (
     open_warehouse,
     warehouse_parent,
 )
-from translator.cli.output import MigrationProgress, summary_text
+from translator.cli.output import MigrationProgress, print_summary
 from translator.dialects import DIALECTS
 from translator.errors import TranslatorError
 from translator.fileio import atomic_write
@@ -107,7 +107,7 @@ def _write_reports(args: argparse.Namespace, report: MigrationReport) -> int:
         except TranslatorError as e:
             print(f"iceberg-udf: {e.message}", file=sys.stderr)
             code = EXIT_INPUT
-    sys.stdout.write(summary_text(report))
+    print_summary(report, sys.stdout)
     return code
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from translator.cli.terminal import BarProgress, on_terminal, print_table
 from translator.errors import (
     Diagnostic,
     MetadataError,
@@ -28,11 +29,16 @@ __all__ = [
     "MigrationProgress",
     "change_line",
     "history_json",
+    "history_rows",
     "history_text",
+    "list_rows",
     "list_text",
     "metadata_problem_lines",
     "print_diagnostics",
+    "print_history",
     "print_json",
+    "print_list",
+    "print_summary",
     "print_warnings",
     "show_text",
     "summary_text",
@@ -110,9 +116,8 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def list_text(infos: Sequence[FunctionInfo]) -> str:
-    if not infos:
-        return "no functions\n"
+def list_rows(infos: Sequence[FunctionInfo]) -> tuple[list[str], list[list[str]]]:
+    """``list``'s header and rows."""
     rows = [
         [
             str(i.ref),
@@ -121,11 +126,23 @@ def list_text(infos: Sequence[FunctionInfo]) -> str:
         ]
         for i in infos
     ]
-    return table(["FUNCTION", "DEFINITIONS", "METADATA FILE"], rows)
+    return ["FUNCTION", "DEFINITIONS", "METADATA FILE"], rows
 
 
-def history_text(function: str, metadata_file: str, entries: Sequence[HistoryEntry]) -> str:
-    head = f"{function}: {len(entries)} log entries ({metadata_file})\n"
+def list_text(infos: Sequence[FunctionInfo]) -> str:
+    return table(*list_rows(infos)) if infos else "no functions\n"
+
+
+def print_list(infos: Sequence[FunctionInfo], out: TextIO) -> None:
+    """``list``: a rich table on a terminal, :func:`list_text` otherwise."""
+    if infos and on_terminal(out):
+        print_table(out, *list_rows(infos), right=[1])
+    else:
+        out.write(list_text(infos))
+
+
+def history_rows(entries: Sequence[HistoryEntry]) -> tuple[list[str], list[list[str]]]:
+    """``history``'s header and rows (``*`` marks the current entry)."""
     rows = [
         [
             f"{e.number}{'*' if e.current else ''}",
@@ -135,7 +152,26 @@ def history_text(function: str, metadata_file: str, entries: Sequence[HistoryEnt
         ]
         for e in entries
     ]
-    return head + table(["#", "TIMESTAMP (UTC)", "TIMESTAMP-MS", "DEFINITION VERSIONS"], rows)
+    return ["#", "TIMESTAMP (UTC)", "TIMESTAMP-MS", "DEFINITION VERSIONS"], rows
+
+
+def _history_head(function: str, metadata_file: str, entries: Sequence[HistoryEntry]) -> str:
+    return f"{function}: {len(entries)} log entries ({metadata_file})"
+
+
+def history_text(function: str, metadata_file: str, entries: Sequence[HistoryEntry]) -> str:
+    return _history_head(function, metadata_file, entries) + "\n" + table(*history_rows(entries))
+
+
+def print_history(
+    function: str, metadata_file: str, entries: Sequence[HistoryEntry], out: TextIO
+) -> None:
+    """``history``: a rich table on a terminal, :func:`history_text` otherwise."""
+    if on_terminal(out):
+        title = _history_head(function, metadata_file, entries)
+        print_table(out, *history_rows(entries), title=title, right=[0, 2])
+    else:
+        out.write(history_text(function, metadata_file, entries))
 
 
 def history_json(function: str, metadata_file: str, entries: Sequence[HistoryEntry]) -> Any:
@@ -212,37 +248,49 @@ def show_text(s: dict[str, Any]) -> str:
 _SHOWN = ("applied", "unchanged", "already-applied", "skipped", "failed")
 
 
+def _summary_head(report: MigrationReport) -> str:
+    return (
+        f"{'Dry run of the migration' if report.dry_run else 'Migrated'} {report.source} "
+        f"({report.dialect}, unqualified names into {report.namespace}):"
+    )
+
+
 def summary_text(report: MigrationReport) -> str:
     """The summary table printed at the end of a run."""
     s = report.summary()
     width = max(len(label) for _, label in SUMMARY_ROWS)
-    lines = [
-        f"{'Dry run of the migration' if report.dry_run else 'Migrated'} {report.source} "
-        f"({report.dialect}, unqualified names into {report.namespace}):",
-    ]
+    lines = [_summary_head(report)]
     lines += [f"  {label.ljust(width)}  {s[key]:>6}" for key, label in SUMMARY_ROWS]
     lines.append(verdict(report))
     return "\n".join(lines) + "\n"
 
 
-class MigrationProgress:
-    """A bar redrawn in place on a terminal; one line per finished file otherwise."""
+def print_summary(report: MigrationReport, out: TextIO) -> None:
+    """The summary: a rich table on a terminal, :func:`summary_text` otherwise."""
+    if not on_terminal(out):
+        out.write(summary_text(report))
+        return
+    s = report.summary()
+    rows = [[label, str(s[key])] for key, label in SUMMARY_ROWS]
+    print_table(out, ["", "COUNT"], rows, title=_summary_head(report), right=[1])
+    out.write(verdict(report) + "\n")
 
-    WIDTH = 24
+
+class MigrationProgress:
+    """A progress bar on a terminal (rich); one line per finished file otherwise."""
 
     def __init__(self, out: TextIO, source: str) -> None:
         self.out = out
         self.source = source
-        self.tty = out.isatty()
-        self.drawn = False
+        self.tty = on_terminal(out)
+        self.bar = BarProgress(out, "migrate") if self.tty else None
 
     def __call__(self, event: ProgressEvent) -> None:
         if event.done is None:
-            if self.tty:
-                self._bar(event.index - 1, event.total, event.file)
+            if self.bar is not None:
+                self.bar.update(event.index - 1, event.total, event.file)
             return
-        self._clear()
-        if not self.tty:
+        if self.bar is None:
             counts = event.done.counts()
             parts = [f"{counts[k]} {k}" for k in _SHOWN if counts[k]]
             if event.done.failed_file:
@@ -252,12 +300,15 @@ class MigrationProgress:
                 f"statement(s): {', '.join(parts)}",
                 file=self.out,
             )
-        for w in event.warnings:
-            print(self.warning_line(w), file=self.out)
-        for f in event.failures:
-            print(self._error(f), file=self.out)
-        if self.tty:
-            self._bar(event.index, event.total, event.file)
+        lines = [self.warning_line(w) for w in event.warnings]
+        lines += [self._error(f) for f in event.failures]
+        for line in lines:
+            if self.bar is not None:
+                self.bar.line(line)
+            else:
+                print(line, file=self.out)
+        if self.bar is not None:
+            self.bar.update(event.index, event.total, event.file)
         self.out.flush()
 
     def _path(self, file: str | None) -> str:
@@ -275,18 +326,7 @@ class MigrationProgress:
         text = format_diagnostic(err)
         return text if position is not None else f"{self._path(f.file)}: {text}"
 
-    def _bar(self, done: int, total: int, file: str) -> None:
-        filled = self.WIDTH * done // max(total, 1)
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        self.out.write(f"\r\x1b[Kmigrate [{bar}] {done}/{total} {file}")
-        self.out.flush()
-        self.drawn = True
-
-    def _clear(self) -> None:
-        if self.drawn:
-            self.out.write("\r\x1b[K")
-            self.drawn = False
-
     def finish(self) -> None:
-        self._clear()
+        if self.bar is not None:
+            self.bar.finish()
         self.out.flush()

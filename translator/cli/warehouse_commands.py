@@ -26,9 +26,9 @@ from translator.cli.args import (
 from translator.cli.output import (
     change_line,
     history_json,
-    history_text,
-    list_text,
+    print_history,
     print_json,
+    print_list,
     print_warnings,
     show_text,
 )
@@ -81,7 +81,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     if args.json:
         print_json([i.to_json() for i in infos])
     else:
-        sys.stdout.write(list_text(infos))
+        print_list(infos, sys.stdout)
     return EXIT_INPUT if any(i.problem for i in infos) else EXIT_OK
 
 
@@ -106,7 +106,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
     if args.json:
         print_json(history_json(str(resolved.ref), resolved.path, entries))
     else:
-        sys.stdout.write(history_text(str(resolved.ref), resolved.path, entries))
+        print_history(str(resolved.ref), resolved.path, entries, sys.stdout)
     return EXIT_OK
 
 

@@ -425,6 +425,8 @@ def migrate_directory(
     before and after it runs. ``source_name`` is how the report names ``src_dir`` (default: as
     given). A failing statement is in the report; only a broken warehouse raises.
     """
+    if not dry_run:
+        warehouse.require_writable("migrate")
     files = list_migration_files(src_dir)
     lang = get_dialect(dialect)
     ns = namespace or warehouse.namespace

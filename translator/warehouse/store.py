@@ -10,7 +10,9 @@ the other gets :class:`FileExistsError`; a reader never sees a half-written file
   takes for metadata.
 * fsspec: only protocols whose ``pipe_file(..., mode="create")`` is an atomic
   create-if-absent are accepted (:data:`EXCLUSIVE_CREATE`); every other protocol is refused with
-  an error naming it, instead of silently risking lost updates.
+  an error naming it, instead of silently risking lost updates. An object store is also asked
+  before its first commit whether it honours conditional writes: a probe object is created twice
+  with ``If-None-Match: *``, and a store that lets the second create through is refused.
 
 Local stores also offer an advisory per-function lock (:meth:`LocalStore.lock`, ``flock`` on
 ``WAREHOUSE/.locks/<namespace>/<function>.lock``). Correctness never depends on it: it only
@@ -26,6 +28,7 @@ import os
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -38,13 +41,16 @@ __all__ = ["EXCLUSIVE_CREATE", "FsspecStore", "LocalStore", "Store", "open_store
 #: fsspec protocols with an atomic create-if-absent, and why we believe so.
 EXCLUSIVE_CREATE: dict[str, str] = {
     "memory": "in-process dict; creates are serialised by a lock here (tested)",
-    "s3": "s3fs sends PUT with If-None-Match: * for mode='create' (the store must honour "
-    "conditional writes: AWS S3 does since 2024-08; not tested here)",
+    "s3": "s3fs sends PUT with If-None-Match: * for mode='create'; the store must honour "
+    "conditional writes (AWS S3 does since 2024-08): probed before the first commit, tested "
+    "against moto's S3 server",
     "s3a": "as s3",
 }
 
 #: The memory file system lives in one process; this lock makes its check-then-store atomic.
 _MEMORY_LOCK = threading.Lock()
+#: Object-store roots whose conditional writes were probed and found honoured (this process).
+_CONDITIONAL_WRITES_OK: set[str] = set()
 
 
 class Store(Protocol):
@@ -235,6 +241,9 @@ class FsspecStore:
             )
         self.fs: Any = fs
         self.root = str(path).rstrip("/")
+        #: Whether commits rest on this store's create-if-absent (off under a SQL catalog, whose
+        #: compare-and-swap decides commits, files then getting random names).
+        self.needs_conditional_writes = True
 
     def _path(self, rel: str) -> str:
         return f"{self.root}/{rel}" if rel else self.root
@@ -243,6 +252,9 @@ class FsspecStore:
         return str(self.fs.unstrip_protocol(self._path(rel)))
 
     def _ls(self, rel: str) -> list[dict[str, Any]]:
+        # s3fs caches listings: another writer's new file must be seen, or commits would retry
+        # on a stale "newest" forever.
+        self.fs.invalidate_cache(self._path(rel))
         try:
             entries: list[dict[str, Any]] = self.fs.ls(self._path(rel), detail=True)
         except (FileNotFoundError, NotADirectoryError):
@@ -275,7 +287,36 @@ class FsspecStore:
                 self.fs.pipe_file(path, data, mode="create")
             return
         # Object stores have no folders: a missing "folder" cannot be told from a dropped one.
-        self.fs.pipe_file(path, data, mode="create")
+        self._require_conditional_writes()
+        try:
+            self.fs.pipe_file(path, data, mode="create")
+        except OSError as e:
+            if e.errno == errno.EBUSY:  # S3's 409 ConditionalRequestConflict: a racing create
+                raise FileExistsError(path) from e
+            raise
+
+    def _require_conditional_writes(self) -> None:
+        """Refuse a store that lets a second ``If-None-Match: *`` create of one key through."""
+        root = self.location()
+        if not self.needs_conditional_writes or root in _CONDITIONAL_WRITES_OK:
+            return
+        probe = self._path(f".iceberg-udf-probe/{uuid.uuid4().hex}")
+        self.fs.pipe_file(probe, b"1", mode="create")
+        try:
+            try:
+                self.fs.pipe_file(probe, b"2", mode="create")
+            except FileExistsError:
+                _CONDITIONAL_WRITES_OK.add(root)
+                return
+            raise UnsupportedStorageError(
+                f"{root}: this store does not honour conditional writes (a second create of one "
+                "object with If-None-Match: * succeeded), so concurrent commits could overwrite "
+                "each other; nothing was written. Use a store that honours them (AWS S3 does), or "
+                "a SQL catalog"
+            )
+        finally:
+            with contextlib.suppress(OSError):
+                self.fs.rm_file(probe)
 
     def remove(self, rel: str) -> None:
         with contextlib.suppress(FileNotFoundError):

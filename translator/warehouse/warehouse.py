@@ -43,8 +43,9 @@ from translator.warehouse.errors import (
 from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef
 from translator.warehouse.maintenance import drop_function, rollback_function
 from translator.warehouse.resolve import MetadataReader, Resolved, ResolveOptions
+from translator.warehouse.rest import RestCatalogClient, RestCommitter, RestStore, is_rest_address
 from translator.warehouse.results import ApplyResult, Dropped, PointInTime, RollbackResult
-from translator.warehouse.store import LocalStore, Store, open_store
+from translator.warehouse.store import FsspecStore, LocalStore, Store, open_store
 from translator.warehouse.summary import FunctionInfo, HistoryEntry, history_entries, summarize
 
 __all__ = ["Warehouse", "require_existing"]
@@ -63,7 +64,8 @@ LOCK_ENV = "ICEBERG_UDF_COMMIT_LOCK"
 
 
 class Warehouse:
-    """A folder (or fsspec URL) of functions, optionally with a SQL catalog.
+    """A folder (or fsspec URL) of functions, optionally with a SQL catalog; or, read-only, an
+    Iceberg REST catalog at a ``rest+http(s)://`` address (:mod:`translator.warehouse.rest`).
 
     ``cache``: True/False, or a :class:`MetadataCache` of your own; None (the default) means on
     unless ``ICEBERG_UDF_METADATA_CACHE=0``. ``catalog``: a SQLAlchemy URL, or ``"sqlite"`` for
@@ -86,7 +88,14 @@ class Warehouse:
         storage_options: Mapping[str, Any] | None = None,
         lock_timeout_s: float = 30.0,
     ) -> None:
-        self.store: Store = open_store(path, **dict(storage_options or {}))
+        #: The REST catalog a ``rest+http(s)://`` address reads (it decides what is current).
+        self.rest: RestCatalogClient | None = None
+        self.store: Store
+        if is_rest_address(path):
+            self.rest = RestCatalogClient(str(path))
+            self.store = RestStore(self.rest)
+        else:
+            self.store = open_store(path, **dict(storage_options or {}))
         FunctionRef(namespace, "x")  # validate the default namespace early
         self.namespace = namespace
         if cache is None:
@@ -101,9 +110,15 @@ class Warehouse:
         self.reader = MetadataReader(self.store, self.cache)
         self.catalog: SqlCatalog | None = None
         self.committer: Committer
-        if catalog is not None:
+        if self.rest is not None:
+            if catalog is not None:
+                raise WarehouseError("a REST catalog is the catalog: a SQL catalog cannot be added")
+            self.committer = RestCommitter(self.rest)
+        elif catalog is not None:
             self.catalog = SqlCatalog(self._catalog_url(catalog), name=catalog_name)
             self.committer = CatalogCommitter(self.store, self.reader, self.catalog)
+            if isinstance(self.store, FsspecStore):  # the catalog decides; names are random
+                self.store.needs_conditional_writes = False
         else:
             self.committer = FileCommitter(self.store, self.reader, self.context.clock)
 
@@ -121,6 +136,13 @@ class Warehouse:
     def close(self) -> None:
         if self.catalog is not None:
             self.catalog.close()
+        if self.rest is not None:
+            self.rest.close()
+
+    def require_writable(self, what: str) -> None:
+        """Refuse ``what`` (a write) up front where it cannot be committed: a REST catalog."""
+        if isinstance(self.committer, RestCommitter):
+            raise self.committer.refuse(what)
 
     def __enter__(self) -> Warehouse:
         return self
@@ -163,22 +185,33 @@ class Warehouse:
         run = Applier(self.committer, self.context, self.retry).run
         if dry_run:
             return run(sources, dialect, ns, True, options, strict)
+        self.require_writable("apply statements")
         with self._locked(named_functions(sources, dialect, ns)):
             return run(sources, dialect, ns, False, options, strict)
 
     # ----------------------------------------------------------------------------------------
     # reading
 
-    def load(self, name: str | FunctionRef, *, resolve: ResolveOptions | None = None) -> Resolved:
-        """The function's current metadata file under the resolution rules (a private copy)."""
+    def load(
+        self, name: str | FunctionRef, *, resolve: ResolveOptions | None = None, copy: bool = True
+    ) -> Resolved:
+        """The function's current metadata file under the resolution rules: a private copy, or
+        with ``copy=False`` the cache's own (read it, never change it; copying a long history
+        costs as much as parsing it)."""
         r = self._load(name, resolve)
-        return dataclasses.replace(r, metadata=deep_copy(r.metadata))
+        return dataclasses.replace(r, metadata=deep_copy(r.metadata)) if copy else r
 
     def _load(self, name: str | FunctionRef, resolve: ResolveOptions | None) -> Resolved:
         """As :meth:`load`, but the metadata may be shared with the cache: read it only."""
         ref = self.ref(name)
         options = resolve or ResolveOptions()
-        if options.metadata_file is None and self.catalog is not None:
+        if self.rest is not None and not options.is_default:
+            raise OptionError(
+                "metadata_file, function_uuid and latest_by_log_timestamp choose among files; a "
+                "REST catalog says which metadata is current",
+                reason="file-rules-with-rest",
+            )
+        if options.metadata_file is None and (self.catalog is not None or self.rest is not None):
             if not options.is_default:
                 raise OptionError(
                     "function_uuid and latest_by_log_timestamp choose among files; with a "
@@ -309,6 +342,7 @@ class Warehouse:
         if (log_entry is None) == (as_of is None):
             raise TimeTravelError("rollback needs exactly one of a log entry or a time")
         ref = self.ref(name)
+        self.require_writable(f"roll back {ref}")
         with self._locked([ref]):
             return rollback_function(
                 self.committer, self.retry, self.context.clock, ref, log_entry, as_of
@@ -318,5 +352,6 @@ class Warehouse:
         """Remove the function: without a catalog its folder moves to
         ``<namespace>/.dropped/<name>-<ms>-<id>`` (kept, hidden); with one its row goes."""
         ref = self.ref(name)
+        self.require_writable(f"drop {ref}")
         with self._locked([ref]):
             return drop_function(self.committer, self.retry, ref, if_exists)

@@ -1,0 +1,25 @@
+"""The Iceberg REST catalog's function endpoints, served over a warehouse.
+
+``create_app(warehouse)`` is an ASGI application (Starlette) that answers, exactly as the
+official OpenAPI document (``rest-catalog-open-api.yaml``) says:
+
+* ``GET /v1/config``: defaults, overrides (the ``prefix`` to use) and the ``endpoints`` served;
+* ``GET /v1/{prefix}/namespaces``, ``GET`` / ``HEAD /v1/{prefix}/namespaces/{namespace}``: the
+  namespaces that hold functions (a warehouse has no other kind of namespace);
+* ``GET /v1/{prefix}/namespaces/{namespace}/functions`` (listFunctions, paged);
+* ``GET /v1/{prefix}/namespaces/{namespace}/functions/{function}`` (loadFunction): the current
+  metadata file, chosen by the warehouse's own resolution rules and read through its cache, sent
+  byte for byte as written (unknown fields included) inside the ``LoadFunctionResult``.
+
+Writes (create / drop, apache/iceberg PR #17966) are not served: that PR is not merged, and as
+described it replaces a function's definition-log and version ids on create and has no update,
+so a change would be a drop and a create that lose the history this project keeps.
+
+The server needs ``pip install 'iceberg-udf[server]'`` (Starlette and uvicorn); importing
+:mod:`translator` never loads them. ``iceberg-udf serve`` runs it; :func:`serve` does the same
+from Python.
+"""
+
+from translator.server.app import DEFAULT_PREFIX, TOKEN_ENV, ServerSettings, create_app, serve
+
+__all__ = ["DEFAULT_PREFIX", "TOKEN_ENV", "ServerSettings", "create_app", "serve"]
