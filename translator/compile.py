@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from translator.bodies import transpile_body
+from translator.body_checks import BODY_DIALECTS, body_problem, free_references
 from translator.dialects import DIALECTS, get_dialect
-from translator.errors import Diagnostic
+from translator.errors import BodyError, Diagnostic
 from translator.ir import CreateFunction
 from translator.metadata import (
     Definition,
@@ -70,6 +71,23 @@ class CompileOptions:
 def source_representation(stmt: CreateFunction) -> SqlRepresentation:
     """The body as written, in the statement's own dialect."""
     return SqlRepresentation(type="sql", dialect=stmt.dialect, sql=stmt.body.text)
+
+
+def check_body(stmt: CreateFunction) -> None:
+    """Raise :class:`BodyError` for a body no engine would take: not exactly one expression or
+    query (:func:`translator.body_checks.body_problem`), or an expression naming what is not a
+    parameter (``RETURN y``: both engines refuse such a function when it is created)."""
+    body = stmt.body
+    problem = None
+    if stmt.dialect in BODY_DIALECTS:
+        problem = body_problem(body.text, body.kind, stmt.dialect)
+    if problem is None and body.kind == "expression" and body.ast is not None:
+        strays = free_references(body.ast, [p.name for p in stmt.parameters])
+        if strays:
+            which = "is not a parameter" if len(strays) == 1 else "are not parameters"
+            problem = f"the body refers to {', '.join(strays)}, which {which}"
+    if problem is not None:
+        raise BodyError(problem, body.position)
 
 
 def representations(

@@ -22,6 +22,7 @@ from typing import Literal
 from translator.compile import (
     CompileOptions,
     Context,
+    check_body,
     new_definition,
     new_parameters,
     new_version,
@@ -174,6 +175,7 @@ def _create(
 ) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
     key = function_key(stmt.name)
     def_id = _definition_id(stmt.parameter_types, stmt)
+    check_body(stmt)
     warnings = list(stmt.warnings)
     if stmt.temporary:
         warnings.append(

@@ -1,0 +1,157 @@
+"""Is a routine body exactly one body? The check every body passes before it is stored or emitted.
+
+A body is written after ``RETURN`` in a ``CREATE FUNCTION`` that an engine's client splits at
+``;``. A body holding a top-level ``;`` (``1; DROP TABLE victim``) would therefore smuggle a
+second statement into any script emitted from it, so a body must be exactly one expression (a
+scalar function), one query (a table function) or one ``BEGIN ... END`` block (Trino), in its
+own dialect's lexical rules (Spark's backslash escapes and double-quoted strings, Trino's
+doubled quotes only).
+
+The rule on ``;`` is deliberately stricter than the engines: a ``;`` may stand only inside a
+string literal or a quoted identifier (as the dialect reads them), or inside the ``BEGIN ...
+END`` block of a compound body (comments included: Trino's client splits by its lexer's tokens).
+Not in a comment of any other body (clients differ on nested ``/* */`` comments), not in a ``$$``
+string (neither engine has them), nowhere else.
+
+A body sqlglot parses must parse to one expression or query, not to a statement such as ``DROP
+TABLE``. A body sqlglot cannot parse (sqlglot reads less than the engines: Spark's ``>>>``) is
+held to its shape: brackets that close in order, and no operator left without its operand (``1
++``, ``(1``), which no engine accepts either.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from sqlglot import exp
+
+from translator.bodies import _bare_columns, parse_body
+from translator.errors import SqlSyntaxError
+from translator.script import SPARK, TRINO, Lexical, scan, split_statements
+
+__all__ = ["BODY_DIALECTS", "body_kind", "body_problem", "free_references"]
+
+#: The dialects whose bodies can be checked: their lexical rules and sqlglot's name for them.
+BODY_DIALECTS: Final[dict[str, tuple[Lexical, str]]] = {
+    "spark": (SPARK, "spark"),
+    "trino": (TRINO, "trino"),
+}
+
+#: sqlglot's statement classes: none of them is a body.
+_STATEMENTS: Final = tuple(
+    getattr(exp, name)
+    for name in (
+        "DDL", "DML", "Command", "Block", "Drop", "Use", "Set", "Transaction", "Commit",
+        "Rollback", "Alter", "Describe", "Pragma", "Cache", "Uncache", "Refresh", "Create",
+        "Insert", "Merge", "Update", "Delete", "Analyze", "Grant", "Revoke", "Kill", "LoadData",
+        "Copy", "Show",
+    )
+    if hasattr(exp, name)
+)  # fmt: skip
+
+_OPENERS: Final = {"(": ")", "[": "]", "{": "}"}
+_CLOSERS: Final = frozenset(_OPENERS.values())
+#: Tokens after which an operand must follow: a body cannot end in one.
+_DANGLING_PUNCT: Final = frozenset("+-*/%|&^=<>,.!~:")
+_DANGLING_WORDS: Final = frozenset(
+    {"AND", "OR", "NOT", "IS", "IN", "LIKE", "BETWEEN", "CASE", "WHEN", "THEN", "ELSE"}
+)
+
+
+def body_kind(text: str, function_type: str) -> str:
+    """``compound`` for ``BEGIN ... END``, ``query`` for a table function or a body that opens
+    as a query, otherwise ``expression``."""
+    head = text.lstrip().upper()
+    if head.startswith("BEGIN") and (len(head) == 5 or not head[5].isalnum()):
+        return "compound"
+    if function_type == "udtf" or head.startswith(("SELECT", "WITH", "VALUES", "FROM")):
+        return "query"
+    return "expression"
+
+
+def body_problem(text: str, kind: str, dialect: str) -> str | None:
+    """Why ``text`` is not exactly one ``kind`` body in ``dialect``, or None when it is.
+
+    ``dialect`` must be one of :data:`BODY_DIALECTS`.
+    """
+    lex, sqlglot_dialect = BODY_DIALECTS[dialect]
+    if not text.strip():
+        return "the body is empty"
+    try:
+        tokens = list(scan(text, lex))
+    except SqlSyntaxError as e:
+        return f"the body has an {e.message}"
+    problem = _semicolons(text, tokens, kind, lex)
+    if problem is not None or kind == "compound":
+        return problem
+    ast, _ = parse_body(text, kind, sqlglot_dialect)
+    if ast is None:
+        return _shape_problem(tokens)
+    if isinstance(ast, _STATEMENTS):
+        return f"the body is a {type(ast).__name__.upper()} statement, not {_wanted(kind)}"
+    if kind == "query" and not isinstance(ast, (exp.Query, exp.Values)):
+        return "the body of a table function must be one query"
+    return None
+
+
+def _wanted(kind: str) -> str:
+    return "a query" if kind == "query" else "an expression"
+
+
+def _semicolons(text: str, tokens: list[Any], kind: str, lex: Lexical) -> str | None:
+    for tok in tokens:
+        if tok.kind == "dollar":
+            return "the body has a $$ string, which neither engine reads as a string"
+        if tok.kind == "comment" and ";" in tok.text and kind != "compound":
+            return "the body has a ';' in a comment: a client could end the statement there"
+    tail = [t for t in tokens if t.kind != "space"]
+    if tail and tail[-1].kind == "comment" and tail[-1].text.startswith("--"):
+        return "the body ends in a -- comment, which would hide the ';' written after it"
+    if kind != "compound":
+        if any(tok.kind == "punct" and tok.text == ";" for tok in tokens):
+            return (
+                "the body holds more than one statement (a ';' outside any string); "
+                f"one body is {_wanted(kind)}"
+            )
+        return None
+    # A compound body is one BEGIN ... END block: read as a routine's body would be.
+    pieces = split_statements("FUNCTION " + text, lex)
+    if len(pieces) != 1:
+        return "the body holds more than one statement after its BEGIN ... END block"
+    words = [t for t in tokens if t.kind not in ("space", "comment")]
+    if not words or words[-1].upper != "END":
+        return "a BEGIN ... END body must end with END"
+    return None
+
+
+def _shape_problem(tokens: list[Any]) -> str | None:
+    """A body sqlglot could not parse: brackets closing in order, nothing left dangling."""
+    open_: list[str] = []
+    words = [t for t in tokens if t.kind not in ("space", "comment")]
+    for tok in words:
+        if tok.kind != "punct":
+            continue
+        if tok.text in _OPENERS:
+            open_.append(_OPENERS[tok.text])
+        elif tok.text in _CLOSERS and (not open_ or open_.pop() != tok.text):
+            return f"the body has an unmatched {tok.text!r}"
+    if open_:
+        return f"the body is missing a closing {open_[-1]!r}"
+    last = words[-1]
+    if (last.kind == "punct" and last.text in _DANGLING_PUNCT) or (
+        last.kind == "word" and last.upper in _DANGLING_WORDS
+    ):
+        return f"the body ends in {last.text!r}, with no operand after it"
+    return None
+
+
+def free_references(ast: Any, parameters: list[str]) -> list[str]:
+    """Names an expression body refers to as bare columns that are no parameter, no lambda
+    variable, and sit in no query with a FROM (whose tables could bind them)."""
+    _, free, lambda_vars = _bare_columns(ast)
+    bound = {p.lower() for p in parameters} | lambda_vars
+    seen: dict[str, str] = {}
+    for name in free:
+        if name.lower() not in bound:
+            seen.setdefault(name.lower(), name)
+    return sorted(seen.values())
