@@ -34,7 +34,7 @@ from translator.errors import (
     UnsupportedError,
     UnsupportedNameError,
 )
-from translator.fileio import atomic_write
+from translator.fileio import atomic_write, child_path
 from translator.metadata import (
     UdfMetadata,
     check_metadata_files,
@@ -125,8 +125,10 @@ def _cmd_compile(args: argparse.Namespace) -> int:
             return EXIT_INPUT
         texts[k] = dump_metadata(meta)
     if args.output_dir:
+        # Every name's path is checked before the first file is written.
+        paths = {k: child_path(Path(args.output_dir), k, ".metadata.json") for k in texts}
         for k, t in texts.items():
-            atomic_write(Path(args.output_dir) / f"{k}.metadata.json", t)
+            atomic_write(paths[k], t)
     elif args.output:
         for t in texts.values():
             atomic_write(Path(args.output), t)

@@ -31,7 +31,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from translator.warehouse.errors import UnsupportedStorageError
+from translator.fileio import inside
+from translator.warehouse.errors import UnsupportedStorageError, WarehouseError
 
 __all__ = ["EXCLUSIVE_CREATE", "FsspecStore", "LocalStore", "Store", "open_store"]
 
@@ -102,6 +103,17 @@ class LocalStore:
     def _path(self, rel: str) -> Path:
         return self.root / rel if rel else self.root
 
+    def _write_path(self, rel: str) -> Path:
+        """``_path(rel)`` for a write, refused where a symbolic link (a namespace folder linked
+        elsewhere) or a ``..`` would lead it out of the warehouse."""
+        path = self._path(rel)
+        if ".." in rel.split("/") or rel.startswith("/") or not inside(self.root, path):
+            raise WarehouseError(
+                f"{path}: refused: it leads out of the warehouse {self.root} "
+                "(a symbolic link or '..' in the way)"
+            )
+        return path
+
     def location(self, rel: str = "") -> str:
         return str(self._path(rel))
 
@@ -125,7 +137,7 @@ class LocalStore:
         return (st.st_mtime_ns, st.st_size)
 
     def create_exclusive(self, rel: str, data: bytes, *, make_dirs: bool) -> None:
-        target = self._path(rel)
+        target = self._write_path(rel)
         if make_dirs:
             target.parent.mkdir(parents=True, exist_ok=True)
         # FileNotFoundError here when the folder is gone: the caller treats it as a conflict.
@@ -155,12 +167,12 @@ class LocalStore:
         _fsync_dir(target.parent)
 
     def remove(self, rel: str) -> None:
-        self._path(rel).unlink(missing_ok=True)
+        self._write_path(rel).unlink(missing_ok=True)
 
     def move_dir(self, src: str, dst: str) -> None:
-        target = self._path(dst)
+        source, target = self._write_path(src), self._write_path(dst)
         target.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(self._path(src), target)
+        os.rename(source, target)
 
     @contextlib.contextmanager
     def lock(self, name: str, timeout_s: float) -> Iterator[bool]:
@@ -172,8 +184,8 @@ class LocalStore:
         except ImportError:  # pragma: no cover - not POSIX
             yield False
             return
-        path = self._path(f".locks/{name}.lock")
         try:
+            path = self._write_path(f".locks/{name}.lock")
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError:
