@@ -125,6 +125,6 @@ def test_time_linear_in_the_length_of_a_body() -> None:
     """4x the terms must cost well under the 16x of quadratic time (the old walk of every
     column's ancestors took 6 s at 8k terms, 68 s at 32k)."""
     _compile_seconds(200)  # warm sqlglot's caches
-    small = min(_compile_seconds(1000) for _ in range(2))
-    large = min(_compile_seconds(4000) for _ in range(2))
-    assert large / small < 8, (small, large)
+    small = min(_compile_seconds(1000) for _ in range(3))
+    large = min(_compile_seconds(4000) for _ in range(3))
+    assert large / small < 10, (small, large)  # the best of three: a busy host is noisy

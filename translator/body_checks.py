@@ -27,7 +27,7 @@ from sqlglot import exp
 
 from translator.bodies import _bare_columns, parse_body
 from translator.errors import SqlSyntaxError
-from translator.script import SPARK, TRINO, Lexical, scan, split_statements
+from translator.script import SPARK, TRINO, Lexical, invisible_character, scan, split_statements
 
 __all__ = ["BODY_DIALECTS", "body_kind", "body_problem", "free_references"]
 
@@ -100,11 +100,16 @@ def _wanted(kind: str) -> str:
 
 def _semicolons(text: str, tokens: list[Any], kind: str, lex: Lexical) -> str | None:
     for tok in tokens:
+        if tok.kind == "invisible":
+            return (
+                f"the body has an invisible character {invisible_character(tok.text)} outside "
+                "any string"
+            )
         if tok.kind == "dollar":
             return "the body has a $$ string, which neither engine reads as a string"
         if tok.kind == "comment" and ";" in tok.text and kind != "compound":
             return "the body has a ';' in a comment: a client could end the statement there"
-    tail = [t for t in tokens if t.kind != "space"]
+    tail = [t for t in tokens if t.kind not in ("space", "invisible")]
     if tail and tail[-1].kind == "comment" and tail[-1].text.startswith("--"):
         return "the body ends in a -- comment, which would hide the ';' written after it"
     if kind != "compound":
@@ -118,7 +123,7 @@ def _semicolons(text: str, tokens: list[Any], kind: str, lex: Lexical) -> str | 
     pieces = split_statements("FUNCTION " + text, lex)
     if len(pieces) != 1:
         return "the body holds more than one statement after its BEGIN ... END block"
-    words = [t for t in tokens if t.kind not in ("space", "comment")]
+    words = [t for t in tokens if t.kind not in ("space", "comment", "invisible")]
     if not words or words[-1].upper != "END":
         return "a BEGIN ... END body must end with END"
     return None
@@ -127,7 +132,7 @@ def _semicolons(text: str, tokens: list[Any], kind: str, lex: Lexical) -> str | 
 def _shape_problem(tokens: list[Any]) -> str | None:
     """A body sqlglot could not parse: brackets closing in order, nothing left dangling."""
     open_: list[str] = []
-    words = [t for t in tokens if t.kind not in ("space", "comment")]
+    words = [t for t in tokens if t.kind not in ("space", "comment", "invisible")]
     for tok in words:
         if tok.kind != "punct":
             continue
