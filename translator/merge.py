@@ -203,7 +203,7 @@ def _create(
                 ),
                 warnings,
             )
-        if not stmt.or_replace:
+        if not stmt.or_replace and not _unchanged_plain_create(meta, existing, stmt):  # type: ignore[arg-type]
             raise MergeError(
                 f"function {key}({def_id}) already exists; use CREATE OR REPLACE to make a new "
                 "version, or DROP FUNCTION first",
@@ -216,6 +216,11 @@ def _create(
         )
 
     deterministic_default = get_dialect(stmt.dialect).deterministic_default
+    if existing is not None and not stmt.or_replace:
+        # The plain CREATE of what is already there, as it is (a deploy run twice).
+        detail = "the same CREATE as the current version"
+        change = Change("unchanged", key, def_id, existing.current_version_id, detail)
+        return meta, change, warnings
     props = statement_properties(stmt)
     prop_warnings = [] if meta is None else _merge_properties(meta, props, stmt)
     if (
@@ -354,6 +359,16 @@ def _attach(
         ),
         warnings,
     )
+
+
+def _unchanged_plain_create(meta: UdfMetadata, existing: Definition, stmt: CreateFunction) -> bool:
+    """A plain CREATE identical to the current version (body, characteristics, docs and
+    properties): deploying the same DDL twice changes nothing. A different one is the conflict
+    CREATE OR REPLACE resolves."""
+    props = statement_properties(stmt)
+    if any((meta.properties or {}).get(k) != v for k, v in props.items()):
+        return False
+    return _unchanged(existing, stmt, get_dialect(stmt.dialect).deterministic_default)
 
 
 def _unchanged(existing: Definition, stmt: CreateFunction, deterministic_default: bool) -> bool:
