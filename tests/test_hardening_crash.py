@@ -102,7 +102,7 @@ def test_crash_recovery_migrate_rerun_finishes_the_job(kills: int, tmp_path: Pat
     argv = ("migrate", "--dialect", "spark", str(src), "--warehouse", str(wh))
     for _ in range(kills):
         _killed(*argv)
-    code, out, err = run_cli(*argv)
+    code, _out, err = run_cli(*argv)
     assert code == 0, err
     assert _state(wh) == EXPECTED
     code, _, err = run_cli(*argv, "--report-json", str(tmp_path / "r.json"))
