@@ -259,7 +259,8 @@ class FsspecStore:
             ) from e
         shown = mask_secrets(url, url_secrets(url))
         # Refused by name first: an unsupported protocol's back end is never even loaded.
-        protocol = fsspec.core.split_protocol(url)[0] or "file"
+        head = url.split("::")[0]
+        protocol = head.split("://")[0] if "://" in head else head
         if protocol not in EXCLUSIVE_CREATE:
             raise _unsupported(shown, protocol)
         try:
