@@ -297,6 +297,10 @@ def called_functions(sql: str, dialect: str) -> list[tuple[str, bool]]:
     return _calls(sqlglot.tokenize(sql, read=dialect))
 
 
+#: A name after these, followed by "(", names a relation and its columns: no call.
+_ALIAS_BEFORE = frozenset({TokenType.ALIAS, TokenType.R_PAREN})
+
+
 def _calls(tokens: list[Token]) -> list[tuple[str, bool]]:
     out = []
     for i in range(len(tokens) - 1):
@@ -305,6 +309,8 @@ def _calls(tokens: list[Token]) -> list[tuple[str, bool]]:
             continue
         if tok.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
             continue
+        if i > 0 and tokens[i - 1].token_type in _ALIAS_BEFORE:
+            continue  # a column alias list, as in VALUES (1) AS t(a) or (VALUES (1)) t(a)
         qualified = i > 0 and tokens[i - 1].token_type == TokenType.DOT
         out.append((tok.text, qualified))
     return out

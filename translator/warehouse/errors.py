@@ -10,6 +10,7 @@ __all__ = [
     "FunctionNotFoundError",
     "OptionError",
     "TimeTravelError",
+    "UnreadableMetadataError",
     "UnsupportedStorageError",
     "WarehouseError",
 ]
@@ -60,3 +61,15 @@ class UnsupportedStorageError(WarehouseError):
     """A storage URL whose file system offers no atomic create-if-absent, or a missing extra."""
 
     code = "storage"
+
+
+class UnreadableMetadataError(WarehouseError):
+    """A function's metadata file is corrupt, which blocks every read and write that needs it:
+    ``previous`` names the file before it (None: there is none), for the recovery hint."""
+
+    code = "unreadable"
+
+    def __init__(self, message: str, *, path: str, previous: str | None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.previous = previous
