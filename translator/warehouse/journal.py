@@ -22,8 +22,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from translator.errors import TranslatorError
-from translator.metadata import UdfMetadata
-from translator.validation import load_metadata
+from translator.metadata import UdfMetadata, load_metadata
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import FunctionRef
 from translator.warehouse.store import Store

@@ -216,4 +216,5 @@ def _unreadable(
         f"({reason}); {recover}",
         path=name,
         previous=previous,
+        problems=e.problems if isinstance(e, MetadataError) else None,
     )
