@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.hardening_cli import run_cli
 from translator.api import compile_script
 from translator.body_checks import body_problem
 from translator.emit import emit_ddl
 from translator.errors import BodyError, SqlSyntaxError, TranslatorError
-from translator.metadata import metadata_to_json
-from translator.validation import load_metadata
+from translator.metadata import load_metadata, metadata_to_json
 
 SMUGGLED = [
     "1; DROP TABLE victim",
@@ -128,3 +129,15 @@ def test_time_linear_in_the_length_of_a_body() -> None:
     small = min(_compile_seconds(1000) for _ in range(3))
     large = min(_compile_seconds(4000) for _ in range(3))
     assert large / small < 10, (small, large)  # the best of three: a busy host is noisy
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+@pytest.mark.parametrize("body", SMUGGLED)
+def test_sql_smuggled_through_a_metadata_body_fails_validate(
+    body: str, dialect: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps(_metadata_with(body, dialect)))
+    code, out, err = run_cli("validate", str(path))
+    assert code == 1 and "Traceback" not in err
+    assert out.startswith(f"{path}: $.definitions[0].versions[0].representations[0].sql: ")

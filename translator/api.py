@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from translator.compile import CompileOptions, Context
-from translator.errors import Diagnostic, TranslatorError, UnsupportedError
+from translator.compile import CompileOptions, Context, check_body
+from translator.errors import BodyError, Diagnostic, TranslatorError, UnsupportedError
 from translator.frontend import parse_script
 from translator.ir import CreateFunction, SkippedStatement, Statement
 from translator.merge import Change, function_key, merge_statements
@@ -88,6 +88,12 @@ def compile_script(
         if isinstance(stmt, SkippedStatement):
             result.skipped.append(stmt)
             continue
+        if isinstance(stmt, CreateFunction):
+            try:
+                check_body(stmt)  # a body no engine would take is this statement's error
+            except BodyError as e:
+                result.errors.append(e)
+                continue
         if strict and isinstance(stmt, CreateFunction):
             lossy = [w for w in stmt.warnings if w.lossy]
             if lossy:

@@ -26,16 +26,16 @@ from typing import Any, Final
 from sqlglot import exp
 
 from translator.bodies import _bare_columns, parse_body
+from translator.dialects import DIALECTS, get_dialect
+from translator.dialects.base import stored_body_kind
 from translator.errors import SqlSyntaxError
-from translator.script import SPARK, TRINO, Lexical, invisible_character, scan, split_statements
+from translator.metadata import SqlRepresentation, UdfMetadata
+from translator.script import Lexical, invisible_character, scan, split_statements
 
-__all__ = ["BODY_DIALECTS", "body_kind", "body_problem", "free_references"]
+__all__ = ["BODY_DIALECTS", "body_problem", "free_references", "representation_problems"]
 
-#: The dialects whose bodies can be checked: their lexical rules and sqlglot's name for them.
-BODY_DIALECTS: Final[dict[str, tuple[Lexical, str]]] = {
-    "spark": (SPARK, "spark"),
-    "trino": (TRINO, "trino"),
-}
+#: The dialects whose bodies can be checked (by their own lexical rules and sqlglot dialect).
+BODY_DIALECTS: Final = frozenset(DIALECTS)
 
 #: sqlglot's statement classes: none of them is a body.
 _STATEMENTS: Final = tuple(
@@ -58,23 +58,13 @@ _DANGLING_WORDS: Final = frozenset(
 )
 
 
-def body_kind(text: str, function_type: str) -> str:
-    """``compound`` for ``BEGIN ... END``, ``query`` for a table function or a body that opens
-    as a query, otherwise ``expression``."""
-    head = text.lstrip().upper()
-    if head.startswith("BEGIN") and (len(head) == 5 or not head[5].isalnum()):
-        return "compound"
-    if function_type == "udtf" or head.startswith(("SELECT", "WITH", "VALUES", "FROM")):
-        return "query"
-    return "expression"
-
-
 def body_problem(text: str, kind: str, dialect: str) -> str | None:
     """Why ``text`` is not exactly one ``kind`` body in ``dialect``, or None when it is.
 
     ``dialect`` must be one of :data:`BODY_DIALECTS`.
     """
-    lex, sqlglot_dialect = BODY_DIALECTS[dialect]
+    engine = get_dialect(dialect)
+    lex, sqlglot_dialect = engine.lexical, engine.sqlglot_dialect
     if not text.strip():
         return "the body is empty"
     try:
@@ -160,3 +150,23 @@ def free_references(ast: Any, parameters: list[str]) -> list[str]:
         if name.lower() not in bound:
             seen.setdefault(name.lower(), name)
     return sorted(seen.values())
+
+
+def representation_problems(meta: UdfMetadata) -> list[tuple[str, str]]:
+    """``(JSON path, why)`` for every SQL representation in a dialect this tool reads whose
+    body is not exactly one body (:func:`body_problem`): what ``validate`` adds to the spec's
+    rules, which know no dialect."""
+    out = []
+    for i, d in enumerate(meta.definitions):
+        for j, v in enumerate(d.versions):
+            for k, rep in enumerate(v.representations):
+                if not isinstance(rep, SqlRepresentation):
+                    continue
+                dialect = rep.dialect.lower()
+                if dialect not in BODY_DIALECTS:
+                    continue
+                problem = body_problem(rep.sql, stored_body_kind(rep.sql, d.function_type), dialect)
+                if problem is not None:
+                    path = f"$.definitions[{i}].versions[{j}].representations[{k}].sql"
+                    out.append((path, problem))
+    return out

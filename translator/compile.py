@@ -22,6 +22,7 @@ from translator.metadata import (
     DefinitionVersion,
     Parameter,
     SqlRepresentation,
+    UdfMetadata,
 )
 from translator.types import definition_id, type_to_json
 
@@ -190,3 +191,9 @@ def statement_properties(stmt: CreateFunction) -> dict[str, str]:
     for name, value in stmt.properties:
         out[PROPERTY_KEYS["property"].format(dialect=stmt.dialect, name=name)] = value
     return out
+
+
+def same_properties(meta: UdfMetadata | None, stmt: CreateFunction) -> bool:
+    """Whether ``meta`` already holds every function property ``stmt`` states, as it states it."""
+    held = (meta.properties if meta is not None else None) or {}
+    return all(held.get(k) == v for k, v in statement_properties(stmt).items())

@@ -3,7 +3,8 @@
 * a new signature -> a new definition at version 1;
 * ``CREATE OR REPLACE`` of a known signature -> a new current version, unless body,
   characteristics and docs are all unchanged (then nothing changes: deploying twice is a no-op);
-* plain ``CREATE`` of a known signature -> :class:`MergeError`; ``IF NOT EXISTS`` -> no change;
+* plain ``CREATE`` of a known signature -> no change if it is the current version as it is,
+  else :class:`MergeError`; ``IF NOT EXISTS`` -> no change;
 * a different return type for a known signature -> :class:`MergeError` (return types are
   immutable);
 * ``DROP FUNCTION`` -> the definition (Spark: every definition of the name) is removed;
@@ -22,11 +23,11 @@ from typing import Literal
 from translator.compile import (
     CompileOptions,
     Context,
-    check_body,
     new_definition,
     new_parameters,
     new_version,
     representations,
+    same_properties,
     source_representation,
     statement_properties,
 )
@@ -175,7 +176,6 @@ def _create(
 ) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
     key = function_key(stmt.name)
     def_id = _definition_id(stmt.parameter_types, stmt)
-    check_body(stmt)
     warnings = list(stmt.warnings)
     if stmt.temporary:
         warnings.append(
@@ -186,6 +186,7 @@ def _create(
             )
         )
     existing = None if meta is None else meta.definition(def_id)
+    deterministic_default = get_dialect(stmt.dialect).deterministic_default
 
     if existing is not None:
         _check_return_type(existing, stmt, key, def_id)
@@ -203,7 +204,9 @@ def _create(
                 ),
                 warnings,
             )
-        if not stmt.or_replace and not _unchanged_plain_create(meta, existing, stmt):  # type: ignore[arg-type]
+        if not stmt.or_replace and not (
+            same_properties(meta, stmt) and _unchanged(existing, stmt, deterministic_default)
+        ):
             raise MergeError(
                 f"function {key}({def_id}) already exists; use CREATE OR REPLACE to make a new "
                 "version, or DROP FUNCTION first",
@@ -215,12 +218,6 @@ def _create(
             stmt.position,
         )
 
-    deterministic_default = get_dialect(stmt.dialect).deterministic_default
-    if existing is not None and not stmt.or_replace:
-        # The plain CREATE of what is already there, as it is (a deploy run twice).
-        detail = "the same CREATE as the current version"
-        change = Change("unchanged", key, def_id, existing.current_version_id, detail)
-        return meta, change, warnings
     props = statement_properties(stmt)
     prop_warnings = [] if meta is None else _merge_properties(meta, props, stmt)
     if (
@@ -359,16 +356,6 @@ def _attach(
         ),
         warnings,
     )
-
-
-def _unchanged_plain_create(meta: UdfMetadata, existing: Definition, stmt: CreateFunction) -> bool:
-    """A plain CREATE identical to the current version (body, characteristics, docs and
-    properties): deploying the same DDL twice changes nothing. A different one is the conflict
-    CREATE OR REPLACE resolves."""
-    props = statement_properties(stmt)
-    if any((meta.properties or {}).get(k) != v for k, v in props.items()):
-        return False
-    return _unchanged(existing, stmt, get_dialect(stmt.dialect).deterministic_default)
 
 
 def _unchanged(existing: Definition, stmt: CreateFunction, deterministic_default: bool) -> bool:

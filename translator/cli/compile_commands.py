@@ -30,6 +30,7 @@ from translator.cli.output import metadata_problem_lines, print_diagnostics, pri
 from translator.dialects import DIALECTS
 from translator.errors import (
     Diagnostic,
+    MetadataError,
     TranslatorError,
     UnsupportedError,
     UnsupportedNameError,
@@ -47,11 +48,17 @@ __all__ = ["register", "register_emit"]
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from translator.body_checks import representation_problems
+
     all_ok = True
     for path, error in check_metadata_files(Path(p) for p in args.files):
         if error is None:
-            print(f"{path}: ok")
-            continue
+            # The spec's rules know no dialect: a body must also be one body in its own.
+            problems = representation_problems(read_metadata_file(path))
+            if not problems:
+                print(f"{path}: ok")
+                continue
+            error = MetadataError(f"{path}: a body is not one body", problems)
         for line in metadata_problem_lines(path, error):
             print(line)
         all_ok = False

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.hardening_cli import ESCAPED, run_cli
-from translator.script import SPARK, TRINO, split_statements
+from translator.dialects import get_dialect
+from translator.script import split_statements
 
 EXAMPLES = int(os.environ.get("ICEBERG_UDF_BULK_EXAMPLES", "60"))
 SETTINGS = settings(
@@ -88,8 +89,7 @@ def check(box: Sandbox, *argv: str) -> tuple[int, str, str]:
 
 def assert_one_statement_each(ddl: str, dialect: str) -> None:
     """Every statement of emitted DDL is a CREATE FUNCTION: nothing was smuggled in."""
-    lex = SPARK if dialect == "spark" else TRINO
-    for stmt in split_statements(ddl, lex):
+    for stmt in split_statements(ddl, get_dialect(dialect).lexical):
         assert stmt.text.startswith("CREATE "), ("a smuggled statement", stmt.text)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.hardening_cli import run_cli
-from tests.test_warehouse_catalog import postgres_url  # noqa: F401  (a real server)
+from tests.warehouse.test_catalog import postgres_url  # noqa: F401  (a real server)
 from translator.redact import mask_secrets, url_secrets
 
 FAILING_CATALOGS = [
