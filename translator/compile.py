@@ -7,15 +7,16 @@ property under a documented key (:data:`PROPERTY_KEYS`) or reported as a warning
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from translator.bodies import transpile_body
 from translator.body_checks import BODY_DIALECTS, body_problem, free_references
 from translator.dialects import DIALECTS, get_dialect
-from translator.errors import BodyError, Diagnostic
+from translator.errors import BodyError, Diagnostic, Position
 from translator.ir import CreateFunction
 from translator.metadata import (
     Definition,
@@ -78,6 +79,14 @@ def check_body(stmt: CreateFunction) -> None:
     """Raise :class:`BodyError` for a body no engine would take: not exactly one expression or
     query (:func:`translator.body_checks.body_problem`), or an expression naming what is not a
     parameter (``RETURN y``: both engines refuse such a function when it is created)."""
+    for what, text, at in _texts(stmt):
+        m = _LONE_SURROGATE.search(text)
+        if m is not None:
+            raise BodyError(
+                f"the {what} holds a lone surrogate (U+{ord(m.group()):04X}, from a \\u escape "
+                "of half a UTF-16 pair), which is no character and no file can hold",
+                at or stmt.position,
+            )
     body = stmt.body
     problem = None
     if stmt.dialect in BODY_DIALECTS:
@@ -89,6 +98,20 @@ def check_body(stmt: CreateFunction) -> None:
             problem = f"the body refers to {', '.join(strays)}, which {which}"
     if problem is not None:
         raise BodyError(problem, body.position)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _texts(stmt: CreateFunction) -> Iterator[tuple[str, str, Position | None]]:
+    """Every text of ``stmt`` that is stored: names, docs, properties, the body."""
+    yield "name", ".".join(stmt.name), stmt.position
+    yield "comment", stmt.doc or "", stmt.positions.get("comment")
+    for p in stmt.parameters:
+        yield f"parameter {p.name!r}", p.name + (p.doc or ""), p.position
+    for k, v in stmt.properties:
+        yield f"property {k!r}", k + v, stmt.position
+    yield "body", stmt.body.text, stmt.body.position
 
 
 def representations(

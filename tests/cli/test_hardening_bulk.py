@@ -14,7 +14,6 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -116,9 +115,6 @@ def test_bulk_smuggled_bodies_in_metadata(body: str, dialect: str) -> None:
                 assert_one_statement_each(out, target)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="lone surrogates from Spark escapes: after the restructuring"
-)
 @SETTINGS
 @given(body=hostile_text, doc=hostile_text, dialect=st.sampled_from(["spark", "trino"]))
 def test_bulk_hostile_scripts(body: str, doc: str, dialect: str) -> None:
