@@ -56,7 +56,6 @@ def test_a_corrupt_newest_metadata_file_says_how_to_recover(tmp_path: Path) -> N
         assert "move the broken file out of metadata/" in err
 
 
-@AFTER_RESTRUCTURING
 def test_a_corrupt_newest_metadata_file_hint_names_the_flag(tmp_path: Path) -> None:
     wh = tmp_path / "wh"
     _deploy(wh, tmp_path, 1, 2)

@@ -62,3 +62,18 @@ def test_mask_secrets_masks_urls_parameters_and_named_secrets() -> None:
     shown = mask_secrets(f"cannot open {url}: p@ss refused", url_secrets(url))
     assert "p%40ss" not in shown and "p@ss" not in shown and "s3cret" not in shown
     assert shown == "cannot open postgresql://alice:***@h/db?password=***&x=1: *** refused"
+
+
+def test_secrets_in_messages_are_masked_even_from_an_unexpected_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from translator.warehouse import catalog
+
+    def broken(self: object, url: str, **kwargs: object) -> None:
+        raise RuntimeError(f"driver said: cannot reach {url} with password SECRET")
+
+    monkeypatch.setattr(catalog.SqlCatalog, "__init__", broken)
+    url = "postgresql+psycopg://alice:SECRET@127.0.0.1:1/db"
+    code, out, err = run_cli("list", "--warehouse", str(tmp_path), "--catalog", url)
+    assert code == 3 and "Traceback" not in err
+    assert "internal error: RuntimeError" in err and "SECRET" not in out + err
