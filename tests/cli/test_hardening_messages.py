@@ -65,7 +65,6 @@ def test_a_corrupt_newest_metadata_file_hint_names_the_flag(tmp_path: Path) -> N
     assert f"--metadata-file {files[0].name}" in err
 
 
-@AFTER_RESTRUCTURING
 def test_one_word_one_meaning_log_entry_and_version(tmp_path: Path) -> None:
     wh = tmp_path / "wh"
     _deploy(wh, tmp_path, 1, 2)
