@@ -5,14 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.hardening_cli import run_cli
 from translator.api import compile_script
-
-AFTER_RESTRUCTURING = pytest.mark.xfail(
-    strict=True, reason="the CLI and migrate change after the restructuring"
-)
 
 F = "CREATE FUNCTION ns.f(x INT) RETURNS INT RETURN x + {n};\n"
 
@@ -95,7 +89,6 @@ def test_smaller_spark_rejects_dollar_quoted_strings() -> None:
     assert result.errors and "$$" in result.errors[0].message
 
 
-@AFTER_RESTRUCTURING
 def test_smaller_migrate_names_a_dangling_symlink_and_a_folder_named_sql(tmp_path: Path) -> None:
     src = tmp_path / "migrations"
     src.mkdir()
@@ -108,7 +101,6 @@ def test_smaller_migrate_names_a_dangling_symlink_and_a_folder_named_sql(tmp_pat
     assert "2.sql" in err and "3.sql" in err
 
 
-@AFTER_RESTRUCTURING
 def test_smaller_progress_lines_end_without_a_stray_colon(tmp_path: Path) -> None:
     src = tmp_path / "migrations"
     src.mkdir()

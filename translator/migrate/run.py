@@ -440,8 +440,7 @@ def migrate_directory(
         strict=strict,
     )
     report.warnings += [
-        Issue(NOT_READ, "sub-folders are not read: this file was not migrated", file=rel)
-        for rel in unread_sql_files(Path(src_dir))
+        Issue(NOT_READ, why, file=rel) for rel, why in unread_sql_files(Path(src_dir))
     ]
     with contextlib.ExitStack() as stack:
         scratch = None
