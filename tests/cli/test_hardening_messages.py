@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.hardening_cli import run_cli
 from translator.api import compile_script
 
@@ -110,3 +112,38 @@ def test_smaller_progress_lines_end_without_a_stray_colon(tmp_path: Path) -> Non
     )
     progress = [line for line in err.splitlines() if line.startswith("[1/1]")]
     assert progress and not progress[0].rstrip().endswith(":"), progress
+
+
+def _base(tmp_path: Path, file_name: str) -> Path:
+    sql = tmp_path / "base.sql"
+    sql.write_text("CREATE FUNCTION base(x INT) RETURNS INT RETURN x;")
+    out = tmp_path / file_name
+    assert run_cli("compile", "--dialect", "spark", "-o", str(out), str(sql))[0] == 0
+    return out
+
+
+@pytest.mark.parametrize("attach", [False, True])
+def test_into_or_attach_with_another_function_name_is_refused(attach: bool, tmp_path: Path) -> None:
+    base = _base(tmp_path, "base.metadata.json")
+    other = tmp_path / "other.sql"
+    other.write_text("CREATE OR REPLACE FUNCTION other(x INT) RETURNS INT RETURN x + 1;")
+    extra = ["--attach"] if attach else []
+    code, out, err = run_cli(
+        "compile", "--dialect", "trino" if attach else "spark", *extra, "--into", str(base),
+        str(other),
+    )  # fmt: skip
+    assert code == 1 and out == ""
+    assert "names function other, but the metadata merged into is function base" in err
+    same = tmp_path / "same.sql"
+    same.write_text("CREATE OR REPLACE FUNCTION ns.BASE(x INT) RETURNS INT RETURN x + 1;")
+    assert run_cli("compile", "--dialect", "spark", "--into", str(base), str(same))[0] == 0
+
+
+def test_into_a_warehouse_file_is_named_by_its_folder(tmp_path: Path) -> None:
+    wh, sql = tmp_path / "wh", tmp_path / "f.sql"
+    sql.write_text("CREATE FUNCTION ns.f(x INT) RETURNS INT RETURN x;")
+    assert run_cli("apply", "--warehouse", str(wh), "--dialect", "spark", str(sql))[0] == 0
+    (current,) = (wh / "ns" / "f" / "metadata").glob("*.metadata.json")
+    sql.write_text("CREATE OR REPLACE FUNCTION g(x INT) RETURNS INT RETURN x + 1;")
+    code, _, err = run_cli("compile", "--dialect", "spark", "--into", str(current), str(sql))
+    assert code == 1 and "is function f" in err

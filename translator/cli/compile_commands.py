@@ -43,6 +43,7 @@ from translator.metadata import (
     metadata_to_json,
     read_metadata_file,
 )
+from translator.warehouse.layout import parse_metadata_name
 
 __all__ = ["register", "register_emit"]
 
@@ -63,6 +64,23 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             print(line)
         all_ok = False
     return EXIT_OK if all_ok else EXIT_INPUT
+
+
+def into_name(path: str, meta: UdfMetadata) -> str:
+    """Which function an ``--into`` file is (a metadata document holds no name): the folder its
+    ``location`` points at, else the file's name (``add_one.metadata.json``, as ``--output-dir``
+    writes it; a warehouse's ``NNNNN-uuid.metadata.json`` is named by its function folder)."""
+    if meta.location:
+        return meta.location.rstrip("/").rpartition("/")[2]
+    p = Path(path).resolve()
+    name = p.name
+    for suffix in (".metadata.json", ".json"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    if parse_metadata_name(p.name) is not None and p.parent.name == "metadata":
+        return p.parent.parent.name
+    return name
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
@@ -89,6 +107,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
                 file=name,
                 options=options,
                 strict=args.strict,
+                into_name=None if current is None else into_name(args.into, current),
             )
         except TranslatorError as e:
             errors.append(e)
