@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from translator.compile import CompileOptions, Context
-from translator.errors import Diagnostic, TranslatorError, UnsupportedError
+from translator.compile import CompileOptions, Context, check_body
+from translator.errors import BodyError, Diagnostic, TranslatorError, UnsupportedError
 from translator.frontend import parse_script
 from translator.ir import CreateFunction, SkippedStatement, Statement
 from translator.merge import Change, function_key, merge_statements
@@ -69,13 +69,16 @@ def compile_script(
     options: CompileOptions | None = None,
     context: Context | None = None,
     strict: bool = False,
+    into_name: str | None = None,
 ) -> CompileResult:
     """Parse ``sql`` in ``dialect`` and merge every statement, in order, into ``into``.
 
     ``into`` is one function's existing metadata (the script must then name one function) or a
     mapping from function name (dotted parts, as in :func:`translator.merge.function_key`) to
-    metadata. ``strict`` refuses statements whose translation would lose information.
-    A failing statement is reported in ``errors`` and the others are still applied.
+    metadata. A metadata document holds no name: ``into_name`` says which function ``into`` is,
+    and a statement naming another one is refused instead of merged into it. ``strict``
+    refuses statements whose translation would lose information. A failing statement is
+    reported in ``errors`` and the others are still applied.
 
     ``into`` is never changed. The result shares the definitions, versions and log entries no
     statement changed with it (a merge into big metadata costs little more than the statements);
@@ -88,6 +91,12 @@ def compile_script(
         if isinstance(stmt, SkippedStatement):
             result.skipped.append(stmt)
             continue
+        if isinstance(stmt, CreateFunction):
+            try:
+                check_body(stmt)  # a body no engine would take is this statement's error
+            except BodyError as e:
+                result.errors.append(e)
+                continue
         if strict and isinstance(stmt, CreateFunction):
             lossy = [w for w in stmt.warnings if w.lossy]
             if lossy:
@@ -97,7 +106,7 @@ def compile_script(
                 )
                 continue
         statements.append(stmt)
-    existing = _existing(into, statements)
+    existing = _existing(into, statements, into_name)
     merged = merge_statements(statements, existing, ctx=context, options=options)
     result.functions = merged.functions
     result.changes = merged.changes
@@ -108,13 +117,22 @@ def compile_script(
 
 
 def _existing(
-    into: UdfMetadata | Mapping[str, UdfMetadata | None] | None, statements: list[Statement]
+    into: UdfMetadata | Mapping[str, UdfMetadata | None] | None,
+    statements: list[Statement],
+    into_name: str | None = None,
 ) -> Mapping[str, UdfMetadata | None]:
     if into is None:
         return {}
     if not isinstance(into, UdfMetadata):
         return into
     names = {function_key(s.name) for s in statements if not isinstance(s, SkippedStatement)}
+    wanted = None if into_name is None else into_name.rpartition(".")[2].lower()
+    for name in sorted(names):
+        if wanted is not None and name.rpartition(".")[2].lower() != wanted:
+            raise UnsupportedError(
+                f"the script names function {name}, but the metadata merged into is function "
+                f"{into_name}: a statement for another function is not merged into it"
+            )
     if len(names) > 1:
         raise UnsupportedError(
             "existing metadata describes one function, but the script names "

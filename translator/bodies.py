@@ -7,7 +7,7 @@ and flagged, so compile can still store it for its own dialect.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -112,26 +112,28 @@ def _bare_columns(ast: Any) -> tuple[list[str], list[str], set[str]]:
     columns: list[str] = []
     free: list[str] = []
     lambda_vars: set[str] = set()
-    for node in ast.walk():
+    for node, in_query in _walk_scoped(ast):
         if isinstance(node, exp.Column):
             if not node.table:
                 columns.append(node.name)
-                if not _inside_query_with_tables(node):
+                if not in_query:
                     free.append(node.name)
         elif isinstance(node, exp.Lambda):
             lambda_vars.update(ident.name.lower() for ident in node.expressions)
     return columns, free, lambda_vars
 
 
-def _inside_query_with_tables(node: Any) -> bool:
-    """Whether a SELECT with a FROM encloses ``node`` (``(SELECT SUM(c) FROM t WHERE k = x)``:
-    ``c`` and ``k`` may be columns of ``t``)."""
-    parent = node.parent
-    while parent is not None:
-        if isinstance(parent, exp.Select) and parent.args.get("from_"):
-            return True
-        parent = parent.parent
-    return False
+def _walk_scoped(ast: Any) -> Iterator[tuple[Any, bool]]:
+    """Every node of ``ast`` and whether a SELECT with a FROM encloses it (``(SELECT SUM(c) FROM
+    t WHERE k = x)``: ``c`` and ``k`` may be columns of ``t``). One pass that carries the answer
+    down, so a long body costs time in proportion to its size (asking each column's ancestors
+    cost time quadratic in the depth of ``x + x + ... + x``)."""
+    stack: list[tuple[Any, bool]] = [(ast, False)]
+    while stack:
+        node, in_query = stack.pop()
+        yield node, in_query
+        below = in_query or (isinstance(node, exp.Select) and bool(node.args.get("from_")))
+        stack.extend((child, below) for child in node.iter_expressions())
 
 
 #: Iceberg primitives as sqlglot's types, for the generator's type-aware rewrites.
@@ -182,15 +184,15 @@ def _typed_copy(ast: Any, types: Mapping[str, IcebergType]) -> Any:
     lowered = {name.lower(): t for name, t in types.items()}
     references = []
     shadowed: set[str] = set()
-    for node in typed.walk():
+    for node, in_query in _walk_scoped(typed):
         if isinstance(node, exp.Column):
-            if not node.table and node.name.lower() in lowered:
+            if not node.table and not in_query and node.name.lower() in lowered:
                 references.append(node)
         elif isinstance(node, exp.Lambda):
             shadowed.update(i.name.lower() for i in node.expressions)
     for col in references:
         name = col.name.lower()
-        if name in shadowed or _inside_query_with_tables(col):
+        if name in shadowed:
             continue
         sqlglot_type = _sqlglot_type(lowered[name])
         if sqlglot_type is not None:
@@ -295,6 +297,10 @@ def called_functions(sql: str, dialect: str) -> list[tuple[str, bool]]:
     return _calls(sqlglot.tokenize(sql, read=dialect))
 
 
+#: A name after these, followed by "(", names a relation and its columns: no call.
+_ALIAS_BEFORE = frozenset({TokenType.ALIAS, TokenType.R_PAREN})
+
+
 def _calls(tokens: list[Token]) -> list[tuple[str, bool]]:
     out = []
     for i in range(len(tokens) - 1):
@@ -303,6 +309,8 @@ def _calls(tokens: list[Token]) -> list[tuple[str, bool]]:
             continue
         if tok.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
             continue
+        if i > 0 and tokens[i - 1].token_type in _ALIAS_BEFORE:
+            continue  # a column alias list, as in VALUES (1) AS t(a) or (VALUES (1)) t(a)
         qualified = i > 0 and tokens[i - 1].token_type == TokenType.DOT
         out.append((tok.text, qualified))
     return out

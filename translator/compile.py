@@ -7,20 +7,23 @@ property under a documented key (:data:`PROPERTY_KEYS`) or reported as a warning
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from translator.bodies import transpile_body
+from translator.body_checks import BODY_DIALECTS, body_problem, free_references
 from translator.dialects import DIALECTS, get_dialect
-from translator.errors import Diagnostic
+from translator.errors import BodyError, Diagnostic, Position
 from translator.ir import CreateFunction
 from translator.metadata import (
     Definition,
     DefinitionVersion,
     Parameter,
     SqlRepresentation,
+    UdfMetadata,
 )
 from translator.types import definition_id, type_to_json
 
@@ -70,6 +73,45 @@ class CompileOptions:
 def source_representation(stmt: CreateFunction) -> SqlRepresentation:
     """The body as written, in the statement's own dialect."""
     return SqlRepresentation(type="sql", dialect=stmt.dialect, sql=stmt.body.text)
+
+
+def check_body(stmt: CreateFunction) -> None:
+    """Raise :class:`BodyError` for a body no engine would take: not exactly one expression or
+    query (:func:`translator.body_checks.body_problem`), or an expression naming what is not a
+    parameter (``RETURN y``: both engines refuse such a function when it is created)."""
+    for what, text, at in _texts(stmt):
+        m = _LONE_SURROGATE.search(text)
+        if m is not None:
+            raise BodyError(
+                f"the {what} holds a lone surrogate (U+{ord(m.group()):04X}, from a \\u escape "
+                "of half a UTF-16 pair), which is no character and no file can hold",
+                at or stmt.position,
+            )
+    body = stmt.body
+    problem = None
+    if stmt.dialect in BODY_DIALECTS:
+        problem = body_problem(body.text, body.kind, stmt.dialect)
+    if problem is None and body.kind == "expression" and body.ast is not None:
+        strays = free_references(body.ast, [p.name for p in stmt.parameters])
+        if strays:
+            which = "is not a parameter" if len(strays) == 1 else "are not parameters"
+            problem = f"the body refers to {', '.join(strays)}, which {which}"
+    if problem is not None:
+        raise BodyError(problem, body.position)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _texts(stmt: CreateFunction) -> Iterator[tuple[str, str, Position | None]]:
+    """Every text of ``stmt`` that is stored: names, docs, properties, the body."""
+    yield "name", ".".join(stmt.name), stmt.position
+    yield "comment", stmt.doc or "", stmt.positions.get("comment")
+    for p in stmt.parameters:
+        yield f"parameter {p.name!r}", p.name + (p.doc or ""), p.position
+    for k, v in stmt.properties:
+        yield f"property {k!r}", k + v, stmt.position
+    yield "body", stmt.body.text, stmt.body.position
 
 
 def representations(
@@ -172,3 +214,9 @@ def statement_properties(stmt: CreateFunction) -> dict[str, str]:
     for name, value in stmt.properties:
         out[PROPERTY_KEYS["property"].format(dialect=stmt.dialect, name=name)] = value
     return out
+
+
+def same_properties(meta: UdfMetadata | None, stmt: CreateFunction) -> bool:
+    """Whether ``meta`` already holds every function property ``stmt`` states, as it states it."""
+    held = (meta.properties if meta is not None else None) or {}
+    return all(held.get(k) == v for k, v in statement_properties(stmt).items())

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from translator.bodies import parse_body, transpile_body
+from translator.body_checks import BODY_DIALECTS, body_problem
 from translator.dialects import get_dialect
 from translator.dialects.base import RoutineSpec, stored_body_kind, version_label
-from translator.errors import Diagnostic, HistoryError, UnsupportedError
+from translator.errors import BodyError, Diagnostic, HistoryError, UnsupportedError
 from translator.history import dropped_since, entry_index, version_at, versions_at
 from translator.metadata import Definition, DefinitionVersion, SqlRepresentation, UdfMetadata
 
@@ -89,6 +90,12 @@ def routine_spec(
     rep = v.representation(target)
     if rep is None:
         rep = _transpiled(name, d, v, target, warnings)
+    else:
+        # The body is written into a script a client splits at ';': it must be one body.
+        problem = body_problem(rep.sql, stored_body_kind(rep.sql, d.function_type), target)
+        if problem is not None:
+            label = version_label(name, d.definition_id, v.version_id)
+            raise BodyError(f"{label}: the {target} representation is refused: {problem}")
     spec = RoutineSpec(
         name=name,
         parameters=tuple((p.name, p.iceberg_type, p.doc) for p in d.parameters),
@@ -121,6 +128,11 @@ def _transpiled(
             reasons.append(f"{src.dialect}: not a dialect this tool reads")
             continue
         kind = stored_body_kind(src.sql, d.function_type)
+        if src_dialect.name in BODY_DIALECTS:
+            problem = body_problem(src.sql, kind, src_dialect.name)
+            if problem is not None:
+                reasons.append(f"{src.dialect}: {problem}")
+                continue
         ast, _ = parse_body(src.sql, kind, src_dialect.sqlglot_dialect)
         t = transpile_body(
             src.sql,

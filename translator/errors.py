@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
+    "BodyError",
     "Diagnostic",
     "HistoryError",
     "MergeError",
@@ -101,6 +102,13 @@ class UnsupportedError(TranslatorError):
     """Well-formed input that Iceberg or the target engine cannot express (a type, a clause)."""
 
     code = "unsupported"
+
+
+class BodyError(TranslatorError):
+    """A routine body no engine would take: not exactly one expression or query (a second
+    statement after a ``;``), broken (``1 +``), or naming what is not a parameter."""
+
+    code = "body"
 
 
 class UnsupportedNameError(UnsupportedError):

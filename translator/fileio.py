@@ -1,14 +1,58 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of one."""
+"""Files: atomic writes (a reader sees the old file or the new one, never half of one), and the
+one rule for a name that becomes a file or folder name (it stays inside its folder)."""
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
 from translator.errors import TranslatorError
 
-__all__ = ["atomic_write"]
+__all__ = ["atomic_write", "child_path", "inside", "name_part_problem"]
+
+#: What a name that becomes one path component cannot hold: separators and control characters.
+_BAD_NAME_CHARS = re.compile(r"[/\\\x00-\x1f\x7f\ud800-\udfff]")
+#: Longer names are refused by common file systems (255 bytes a component), with an OSError.
+MAX_NAME_BYTES = 200
+
+
+def name_part_problem(part: str) -> str | None:
+    """Why ``part`` (a function or namespace name) cannot be one file or folder name, or None.
+
+    Every writer that builds a path from a name asks this, so that no name escapes its folder
+    (``..``, ``/tmp/x``, ``a/../../b``) or hides in it (``.x``: dot names are the tool's own).
+    """
+    if not part or part in (".", "..") or part.startswith("."):
+        return "it must be non-empty and not start with '.'"
+    if _BAD_NAME_CHARS.search(part):
+        return (
+            "slashes, backslashes, control characters and lone surrogates cannot be part of a "
+            "file name"
+        )
+    if len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        return f"it is longer than {MAX_NAME_BYTES} bytes, too long for a file name"
+    return None
+
+
+def inside(folder: Path, path: Path) -> bool:
+    """Whether ``path``, with every symbolic link resolved, is in ``folder`` (also resolved)."""
+    root = os.path.realpath(folder)
+    real = os.path.realpath(path)
+    return os.path.commonpath([root, real]) == root
+
+
+def child_path(folder: Path, name: str, suffix: str = "") -> Path:
+    """``folder/<name><suffix>``, refused (:class:`TranslatorError`) when ``name`` would not make
+    one file name in ``folder`` or a symbolic link leads it out."""
+    problem = name_part_problem(name)
+    if problem is not None:
+        raise TranslatorError(f"cannot write a file for the name {name!r}: {problem}")
+    path = folder / f"{name}{suffix}"
+    if not inside(folder, path):
+        raise TranslatorError(f"cannot write {path}: a symbolic link leads it out of {folder}")
+    return path
 
 
 def atomic_write(path: Path, text: str) -> None:

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from translator.dialects import get_dialect
-from translator.errors import TranslatorError
+from translator.errors import SqlSyntaxError, TranslatorError, position_at
 from translator.ir import SkippedStatement, Statement
-from translator.script import StatementText, split_statements
+from translator.script import StatementText, invisible_character, split_statements
 
 __all__ = ["ParsedScript", "is_function_ddl", "parse_script"]
 
@@ -58,6 +58,20 @@ def parse_script(sql: str, dialect: str, *, file: str | None = None) -> ParsedSc
             head = " ".join(t.upper for t in words if t.kind == "word") or piece.text[:20]
             result.statements.append(
                 SkippedStatement(piece.text, f"not function DDL ({head})", piece.position)
+            )
+            continue
+        hidden = piece.first_invisible()
+        if hidden is not None:
+            # Ignored between statements; inside one, a reader cannot see what the engine reads.
+            at = position_at(piece.text, hidden.start, base=piece.position)
+            line = piece.text.splitlines()[at.line - piece.position.line] if piece.text else ""
+            result.errors.append(
+                SqlSyntaxError(
+                    f"invisible character {invisible_character(hidden.text)} in the statement: "
+                    "remove it (it is allowed only inside strings and comments)",
+                    at,
+                    source_line=line if at.line == piece.position.line else None,
+                )
             )
             continue
         try:

@@ -3,7 +3,8 @@
 * a new signature -> a new definition at version 1;
 * ``CREATE OR REPLACE`` of a known signature -> a new current version, unless body,
   characteristics and docs are all unchanged (then nothing changes: deploying twice is a no-op);
-* plain ``CREATE`` of a known signature -> :class:`MergeError`; ``IF NOT EXISTS`` -> no change;
+* plain ``CREATE`` of a known signature -> no change if it is the current version as it is,
+  else :class:`MergeError`; ``IF NOT EXISTS`` -> no change;
 * a different return type for a known signature -> :class:`MergeError` (return types are
   immutable);
 * ``DROP FUNCTION`` -> the definition (Spark: every definition of the name) is removed;
@@ -26,6 +27,7 @@ from translator.compile import (
     new_parameters,
     new_version,
     representations,
+    same_properties,
     source_representation,
     statement_properties,
 )
@@ -184,6 +186,7 @@ def _create(
             )
         )
     existing = None if meta is None else meta.definition(def_id)
+    deterministic_default = get_dialect(stmt.dialect).deterministic_default
 
     if existing is not None:
         _check_return_type(existing, stmt, key, def_id)
@@ -201,7 +204,9 @@ def _create(
                 ),
                 warnings,
             )
-        if not stmt.or_replace:
+        if not stmt.or_replace and not (
+            same_properties(meta, stmt) and _unchanged(existing, stmt, deterministic_default)
+        ):
             raise MergeError(
                 f"function {key}({def_id}) already exists; use CREATE OR REPLACE to make a new "
                 "version, or DROP FUNCTION first",
@@ -213,7 +218,6 @@ def _create(
             stmt.position,
         )
 
-    deterministic_default = get_dialect(stmt.dialect).deterministic_default
     props = statement_properties(stmt)
     prop_warnings = [] if meta is None else _merge_properties(meta, props, stmt)
     if (

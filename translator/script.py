@@ -8,13 +8,21 @@ The scanner is lexical only; grammar work is the dialect front ends' job.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 from translator.errors import Position, SqlSyntaxError, position_at
 
-__all__ = ["Lexical", "StatementText", "Token", "scan", "split_statements"]
+__all__ = [
+    "Lexical",
+    "StatementText",
+    "Token",
+    "invisible_character",
+    "scan",
+    "split_statements",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +50,8 @@ class Lexical:
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    """``kind`` is one of word, number, string, qident, dollar, comment, space, punct."""
+    """``kind`` is one of word, number, string, qident, dollar, comment, space, invisible,
+    punct."""
 
     kind: str
     start: int
@@ -52,6 +61,26 @@ class Token:
     @property
     def upper(self) -> str:
         return self.text.upper()
+
+
+@cache
+def _invisible_class() -> str:
+    """A regex class of the characters that show nothing: Unicode format characters (a BOM, a
+    zero-width space, bidirectional controls) and control characters other than whitespace
+    (NUL). Outside strings and comments they are tokens of kind ``invisible``: ignored between
+    statements (a BOM where files were concatenated), an error inside one."""
+    chars = [
+        chr(c)
+        for c in range(0x110000)
+        if unicodedata.category(chr(c)) in ("Cf", "Cc") and not chr(c).isspace()
+    ]
+    return "[" + "".join(re.escape(c) for c in chars) + "]"
+
+
+def invisible_character(text: str) -> str:
+    """How messages name an invisible character: ``U+200B (ZERO WIDTH SPACE)``."""
+    c = text[0]
+    return f"U+{ord(c):04X} ({unicodedata.name(c, 'control character')})"
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -127,6 +156,7 @@ def _token_pattern(lex: Lexical) -> re.Pattern[str]:
     openers = "'\"" + ("`" if lex.backquote_identifiers else "")
     alternatives = [
         r"(?P<space>\s+)",
+        rf"(?P<invisible>{_invisible_class()}+)",
         r"(?P<comment>--[^\n]*|/\*(?s:.*?)\*/)",
         rf"(?P<string>{'|'.join(strings)})",
         *([rf"(?P<qident>{'|'.join(idents)})"] if idents else []),
@@ -170,6 +200,8 @@ def _slow_token(text: str, i: int, lex: Lexical, file: str | None) -> tuple[str,
         if j < 0:
             raise _unterminated(text, i, "$$ body", tag, file)
         return "dollar", j + len(tag)
+    if unicodedata.category(c) in ("Cf", "Cc"):
+        return "invisible", i + 1
     if (c.isalpha() or c == "_") and (m := _WORD.match(text, i)) is not None:
         # (a non-ASCII letter such as "é" is no word start: it falls through to punct)
         return "word", m.end()
@@ -243,6 +275,14 @@ class StatementText:
         """Significant tokens only: no spaces, no comments."""
         return list(self.iter_words())
 
+    def first_invisible(self) -> Token | None:
+        """The first invisible character outside strings and comments (see :func:`scan`)."""
+        for kind, s, e in self._spans:
+            if kind == "invisible":
+                b = self._base
+                return Token(kind, s - b, e - b, self.text[s - b : e - b])
+        return None
+
     def iter_words(self) -> Iterator[Token]:
         """:attr:`words` one at a time, made as they are taken: for looking at a header only."""
         if self._tokens is not None:
@@ -306,7 +346,7 @@ def split_statements(script: str, lex: Lexical, *, file: str | None = None) -> l
     return out
 
 
-_INSIGNIFICANT = frozenset({"space", "comment"})
+_INSIGNIFICANT = frozenset({"space", "comment", "invisible"})
 _KEYWORD_LENGTHS = frozenset(len(w) for w in ("FUNCTION", "BEGIN", "CASE", "END"))
 
 

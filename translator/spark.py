@@ -98,10 +98,27 @@ def register_functions(
                 spark.sql(ddl)
                 out.statements.append(ddl)
         except Exception as e:  # Spark's own error is the report
-            out.failed[key] = f"Spark refused the DDL: {str(e).splitlines()[0]}"
+            out.failed[key] = f"Spark refused the DDL: {spark_reason(e)}"
             continue
         out.created.append(key)
     return out
+
+
+def spark_reason(e: BaseException) -> str:
+    """The first line of what Spark said; its error condition, or the exception's type, when
+    the message is empty (some of Spark's errors carry only a condition)."""
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    if lines:
+        return lines[0]
+    for getter in ("getCondition", "getErrorClass"):
+        method = getattr(e, getter, None)
+        try:
+            condition = method() if callable(method) else None
+        except Exception:  # an accessor of a half-built exception: fall through
+            condition = None
+        if condition:
+            return f"{type(e).__name__} [{condition}] (Spark gave no message)"
+    return f"{type(e).__name__} (Spark gave no message)"
 
 
 def row_context(key: object, timestamp_ms: int | None, uuid_namespace: str | None) -> Context:
@@ -122,6 +139,11 @@ def _compile_partition(
 
     for row in rows:
         key, sql = row[0], row[1]
+        if not isinstance(sql, str):
+            # A NULL (or non-text) cell is this row's error, not the end of the Spark job.
+            what = "NULL" if sql is None else type(sql).__name__
+            yield (key, "{}", [f"error: the row's SQL is {what}, not a DDL text"], [])
+            continue
         ctx = row_context(key, timestamp_ms, uuid_namespace)
         result = compile_script(sql, dialect, context=ctx)
         docs = {

@@ -25,6 +25,7 @@ from translator.warehouse.warehouse import Warehouse, require_existing
 __all__ = [
     "CATALOG_ENV",
     "EXIT_INPUT",
+    "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
@@ -41,6 +42,8 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: A bug: an exception no command expected, said in one line instead of a traceback.
+EXIT_INTERNAL = 3
 WAREHOUSE_ENV = "ICEBERG_UDF_WAREHOUSE"
 CATALOG_ENV = "ICEBERG_UDF_CATALOG"
 

@@ -30,11 +30,12 @@ from translator.cli.output import metadata_problem_lines, print_diagnostics, pri
 from translator.dialects import DIALECTS
 from translator.errors import (
     Diagnostic,
+    MetadataError,
     TranslatorError,
     UnsupportedError,
     UnsupportedNameError,
 )
-from translator.fileio import atomic_write
+from translator.fileio import atomic_write, child_path
 from translator.metadata import (
     UdfMetadata,
     check_metadata_files,
@@ -42,20 +43,44 @@ from translator.metadata import (
     metadata_to_json,
     read_metadata_file,
 )
+from translator.warehouse.layout import parse_metadata_name
 
 __all__ = ["register", "register_emit"]
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
+    from translator.body_checks import representation_problems
+
     all_ok = True
     for path, error in check_metadata_files(Path(p) for p in args.files):
         if error is None:
-            print(f"{path}: ok")
-            continue
+            # The spec's rules know no dialect: a body must also be one body in its own.
+            problems = representation_problems(read_metadata_file(path))
+            if not problems:
+                print(f"{path}: ok")
+                continue
+            error = MetadataError(f"{path}: a body is not one body", problems)
         for line in metadata_problem_lines(path, error):
             print(line)
         all_ok = False
     return EXIT_OK if all_ok else EXIT_INPUT
+
+
+def into_name(path: str, meta: UdfMetadata) -> str:
+    """Which function an ``--into`` file is (a metadata document holds no name): the folder its
+    ``location`` points at, else the file's name (``add_one.metadata.json``, as ``--output-dir``
+    writes it; a warehouse's ``NNNNN-uuid.metadata.json`` is named by its function folder)."""
+    if meta.location:
+        return meta.location.rstrip("/").rpartition("/")[2]
+    p = Path(path).resolve()
+    name = p.name
+    for suffix in (".metadata.json", ".json"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    if parse_metadata_name(p.name) is not None and p.parent.name == "metadata":
+        return p.parent.parent.name
+    return name
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
@@ -82,6 +107,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
                 file=name,
                 options=options,
                 strict=args.strict,
+                into_name=None if current is None else into_name(args.into, current),
             )
         except TranslatorError as e:
             errors.append(e)
@@ -125,8 +151,10 @@ def _cmd_compile(args: argparse.Namespace) -> int:
             return EXIT_INPUT
         texts[k] = dump_metadata(meta)
     if args.output_dir:
+        # Every name's path is checked before the first file is written.
+        paths = {k: child_path(Path(args.output_dir), k, ".metadata.json") for k in texts}
         for k, t in texts.items():
-            atomic_write(Path(args.output_dir) / f"{k}.metadata.json", t)
+            atomic_write(paths[k], t)
     elif args.output:
         for t in texts.values():
             atomic_write(Path(args.output), t)

@@ -9,14 +9,18 @@ found late. Errors never reach the user as a traceback.
 from __future__ import annotations
 
 import argparse
+import io
 import logging
+import os
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from translator import __version__
 from translator.cli import compile_commands, migrate_commands, serve_commands, warehouse_commands
 from translator.cli.args import (
     EXIT_INPUT,
+    EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
@@ -24,7 +28,8 @@ from translator.cli.args import (
     UsageError,
 )
 from translator.errors import MetadataError, TranslatorError, format_diagnostic
-from translator.warehouse.errors import OptionError
+from translator.redact import mask_secrets, url_secrets
+from translator.warehouse.errors import OptionError, UnreadableMetadataError
 
 __all__ = ["build_parser", "main"]
 
@@ -54,7 +59,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Masked(io.TextIOBase):
+    """A text stream that masks the command line's secrets (a catalog URL's password) in
+    everything written to it: whatever a driver or a library echoes, the user never sees them."""
+
+    def __init__(self, stream: TextIO, secrets: list[str]) -> None:
+        self.stream, self.secrets = stream, secrets
+
+    def write(self, text: str) -> int:
+        self.stream.write(mask_secrets(text, self.secrets))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    secrets = [s for arg in argv for s in url_secrets(arg)]
+    if not secrets:
+        return _main(argv)
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Masked(out, secrets), _Masked(err, secrets)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: list[str]) -> int:
     # sqlglot logs its own fallbacks; the translator reports what matters as warnings.
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
     args = build_parser().parse_args(argv)
@@ -67,6 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_diagnostic(e), file=sys.stderr)
         for path, message in e.problems:
             print(f"  {path}: {message}", file=sys.stderr)
+        if isinstance(e, UnreadableMetadataError) and e.previous is not None:
+            print(f"hint: --metadata-file {e.previous} reads the file before it", file=sys.stderr)
         return EXIT_INPUT
     except OptionError as e:
         print(f"error: {_OPTION_MESSAGES.get(e.reason, e.message)}", file=sys.stderr)
@@ -78,3 +116,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as e:  # a bug: said in one line (ICEBERG_UDF_DEBUG=1 shows the traceback)
+        if os.environ.get("ICEBERG_UDF_DEBUG") == "1":
+            raise
+        detail = str(e).splitlines()[0] if str(e).strip() else ""
+        print(
+            f"iceberg-udf: internal error: {type(e).__name__}: {detail} (a bug: please report "
+            "it with the command that caused it; ICEBERG_UDF_DEBUG=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

@@ -295,9 +295,10 @@ class MigrationProgress:
             parts = [f"{counts[k]} {k}" for k in _SHOWN if counts[k]]
             if event.done.failed_file:
                 parts.append("unreadable")
+            done = f": {', '.join(parts)}" if parts else ""
             print(
                 f"[{event.index}/{event.total}] {event.file}: {counts['statements']} "
-                f"statement(s): {', '.join(parts)}",
+                f"statement(s){done}",
                 file=self.out,
             )
         lines = [self.warning_line(w) for w in event.warnings]

@@ -86,7 +86,21 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _time_travel(args: argparse.Namespace) -> dict[str, int | None]:
-    return {"as_of": args.as_of, "log_entry": args.version}
+    return {"as_of": args.as_of, "log_entry": _log_entry(args, "--version", "--log-entry")}
+
+
+def _log_entry(args: argparse.Namespace, old: str, new: str) -> int | None:
+    """The log entry asked for; the old spelling still works, with a note. "Version" means a
+    definition's version-id everywhere else (emit --version), so it no longer names a log
+    entry."""
+    if args.old_log_entry is not None:
+        print(
+            f"note: {old} N is deprecated here: it means log entry N, so it is now spelled {new} N "
+            "(emit --version N means a definition's version-id)",
+            file=sys.stderr,
+        )
+        return int(args.old_log_entry)
+    return args.log_entry  # type: ignore[no-any-return]
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -112,7 +126,8 @@ def _cmd_history(args: argparse.Namespace) -> int:
 
 def _cmd_rollback(args: argparse.Namespace) -> int:
     with open_warehouse(args) as wh:
-        r = wh.rollback(args.name, log_entry=args.to_version, as_of=args.as_of)
+        entry = _log_entry(args, "--to-version", "--to-log-entry")
+        r = wh.rollback(args.name, log_entry=entry, as_of=args.as_of)
     print_warnings(r.warnings)
     if r.committed is None:
         print(
@@ -140,7 +155,7 @@ def _cmd_drop(args: argparse.Namespace) -> int:
 
 
 def _time_travel_args(
-    p: argparse.ArgumentParser, version_flag: str, *, required: bool = False
+    p: argparse.ArgumentParser, flag: str, old_flag: str, *, required: bool = False
 ) -> None:
     g = p.add_mutually_exclusive_group(required=required)
     g.add_argument(
@@ -150,11 +165,14 @@ def _time_travel_args(
         help="the definition versions current at this time (unix epoch milliseconds)",
     )
     g.add_argument(
-        version_flag,
-        dest="version" if version_flag == "--version" else "to_version",
+        flag,
+        dest="log_entry",
         type=int,
         metavar="N",
         help="the definition versions of log entry N (1 = the first; see 'history')",
+    )
+    g.add_argument(
+        old_flag, dest="old_log_entry", type=int, metavar="N", help=f"deprecated: {flag} N"
     )
 
 
@@ -186,7 +204,7 @@ def register(subparsers: Any) -> None:
         help="a function's signatures, return types, current versions and docs",
     )
     p.add_argument("name", metavar="NAME", help="[namespace.]function")
-    _time_travel_args(p, "--version")
+    _time_travel_args(p, "--log-entry", "--version")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_show)
 
@@ -205,7 +223,7 @@ def register(subparsers: Any) -> None:
         "versions current at an earlier point current again. No version is deleted.",
     )
     p.add_argument("name", metavar="NAME", help="[namespace.]function")
-    _time_travel_args(p, "--to-version", required=True)
+    _time_travel_args(p, "--to-log-entry", "--to-version", required=True)
     p.set_defaults(run=_cmd_rollback)
 
     p = subparsers.add_parser(

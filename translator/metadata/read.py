@@ -8,6 +8,7 @@ one :class:`~translator.errors.MetadataError` that lists every problem with its 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,28 @@ def _duplicate_keys(value: object, path: str = "$") -> Iterator[Problem]:
             yield from _duplicate_keys(child, f"{path}[{i}]")
 
 
+#: A JSON escape of a UTF-16 surrogate: the only way text read as UTF-8 can hold a lone one.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogates(value: object, path: str = "$") -> Iterator[Problem]:
+    """Strings holding half of a surrogate pair (``"\\udc80"``): no UTF-8 file or engine can
+    hold them, so every later write of the document would fail."""
+    if isinstance(value, str):
+        m = _LONE_SURROGATE.search(value)
+        if m is not None:
+            yield Problem(path, f"a lone surrogate (U+{ord(m.group()):04X}) is no character")
+    elif isinstance(value, dict):
+        for key, child in value.items():
+            if _LONE_SURROGATE.search(key):
+                yield Problem(path, "a key holds a lone surrogate, which is no character")
+            yield from _lone_surrogates(child, key_path(path, _LONE_SURROGATE.sub("?", key)))
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            yield from _lone_surrogates(child, f"{path}[{i}]")
+
+
 def _decode(text: str, where: str) -> object:
     """Parse JSON strictly: no NaN or Infinity; broken JSON raised with its line and column."""
     try:
@@ -99,6 +122,8 @@ def load_metadata(text: str, *, source: str | None = None) -> UdfMetadata:
     where = f"{source}: " if source else ""
     raw = _decode(text, where)
     problems = list(_duplicate_keys(raw)) + validate_metadata(raw)
+    if _SURROGATE_ESCAPE.search(text):
+        problems += _lone_surrogates(raw)
     document = _plain(raw)
     if not problems:
         try:

@@ -32,16 +32,26 @@ def list_migration_files(src_dir: str | Path) -> list[Path]:
 NOT_READ = "not-read"
 
 
-def unread_sql_files(src: Path) -> list[str]:
-    """``.sql`` files in sub-folders (not hidden ones), which a migration does not read: named,
-    so that a script filed one folder down is not lost without a word."""
+def unread_sql_files(src: Path) -> list[tuple[str, str]]:
+    """``(name, why)`` for each ``.sql`` entry (not hidden) a migration does not read: files in
+    sub-folders, and at the top a symbolic link to nothing or a folder named ``x.sql``. Each is
+    named, so that no script is lost without a word."""
     out = []
     for p in src.rglob("*"):
         rel = p.relative_to(src)
-        hidden = any(part.startswith(".") for part in rel.parts)
-        if len(rel.parts) > 1 and p.suffix.lower() == ".sql" and p.is_file() and not hidden:
-            out.append(rel.as_posix())
-    return sorted(out, key=_natural_key)
+        if p.suffix.lower() != ".sql" or any(part.startswith(".") for part in rel.parts):
+            continue
+        if len(rel.parts) > 1 and p.is_file():
+            out.append((rel.as_posix(), "sub-folders are not read: this file was not migrated"))
+        elif len(rel.parts) == 1 and not p.is_file():
+            if p.is_symlink() and not p.exists():
+                why = "a symbolic link to nothing: not migrated"
+            elif p.is_dir():
+                why = "a folder, not a file: not migrated (sub-folders are not read)"
+            else:
+                why = "not a regular file: not migrated"
+            out.append((rel.as_posix(), why))
+    return sorted(out, key=lambda item: _natural_key(item[0]))
 
 
 # --------------------------------------------------------------------------------------------

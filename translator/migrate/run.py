@@ -287,6 +287,7 @@ class _Run:
                 namespace=namespace,
                 options=self.options,
                 strict=self.strict,
+                keep_journal=True,  # cleared once the ledger has the statements (succeeded)
             )
         except TranslatorError as e:
             return None, [e]
@@ -357,6 +358,8 @@ class _Run:
             self.file_report.committed += [c.path for c in result.committed]
             self.file_report.dropped += [str(d.ref) for d in result.dropped]
             self.ledger.record(self.file, [(it.ledger_key, str(it.ref)) for it in items])
+            if result.journal is not None:
+                result.journal.clear()
 
     def partly_committed(
         self, items: Sequence[Item], result: ApplyResult, errors: Sequence[TranslatorError]
@@ -439,8 +442,7 @@ def migrate_directory(
         strict=strict,
     )
     report.warnings += [
-        Issue(NOT_READ, "sub-folders are not read: this file was not migrated", file=rel)
-        for rel in unread_sql_files(Path(src_dir))
+        Issue(NOT_READ, why, file=rel) for rel, why in unread_sql_files(Path(src_dir))
     ]
     with contextlib.ExitStack() as stack:
         scratch = None

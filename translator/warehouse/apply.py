@@ -3,7 +3,9 @@
 The plan is :func:`translator.api.compile_script` run against what the warehouse holds (read on
 first use of a name, see :class:`_Existing`). Each changed function is committed on its own; when
 another writer committed first, the functions still to commit are re-read, re-merged and
-retried, while those already committed stay pinned to the base they were committed from.
+retried, while those already committed stay pinned to the base they were committed from. A
+journal (:mod:`translator.warehouse.journal`) does the same across a crash: the re-run of the
+same apply pins what the interrupted one committed.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from translator.merge import Change, function_key
 from translator.metadata import UdfMetadata, deep_copy
 from translator.warehouse.commit import Committer, Conflict, RetryPolicy
 from translator.warehouse.errors import CommitConflictError, WarehouseError
+from translator.warehouse.journal import Journal, committed_before, journal_key
 from translator.warehouse.layout import FunctionRef
 from translator.warehouse.resolve import Resolved
 from translator.warehouse.results import ApplyResult, Dropped
+from translator.warehouse.store import Store
 
 __all__ = ["Applier", "named_functions"]
 
@@ -116,10 +120,41 @@ def _changed(changes: Sequence[Change]) -> bool:
 class Applier:
     """One ``apply`` against a committer: the compile-commit-retry loop."""
 
-    def __init__(self, committer: Committer, context: Context, retry: RetryPolicy) -> None:
+    def __init__(
+        self,
+        committer: Committer,
+        context: Context,
+        retry: RetryPolicy,
+        store: Store | None = None,
+        *,
+        keep_journal: bool = False,
+    ) -> None:
         self.committer = committer
         self.context = context
         self.retry = retry
+        #: Where the journal lives (None: no journal); ``keep_journal``: the caller clears it
+        #: (``result.journal``) once it has recorded the apply itself (migrate's ledger).
+        self.store = store
+        self.keep_journal = keep_journal
+
+    def _journal(
+        self,
+        sources: Sequence[tuple[str | None, str]],
+        dialect: str,
+        ns: str,
+        options: CompileOptions | None,
+        strict: bool,
+    ) -> tuple[Journal | None, dict[FunctionRef, UdfMetadata | None]]:
+        """This apply's journal, and what an interrupted run of it committed (to pin)."""
+        if self.store is None:
+            return None, {}
+        journal = Journal(self.store, journal_key(sources, dialect, ns, repr((options, strict))))
+        recorded = journal.recorded()
+        if not recorded:
+            return journal, {}
+        current = {ref: (b.path if (b := self.committer.base(ref)) else None) for ref in recorded}
+        journal.bases.update(recorded)
+        return journal, committed_before(recorded, current, self.store)
 
     def run(
         self,
@@ -134,6 +169,9 @@ class Applier:
         re-merge and retry the functions not committed yet (``dry_run``: compile only)."""
         result = ApplyResult(dry_run=dry_run)
         pinned: dict[FunctionRef, UdfMetadata | None] = {}
+        journal = None
+        if not dry_run:
+            journal, pinned = self._journal(sources, dialect, ns, options, strict)
         frozen_changes: dict[FunctionRef, list[Change]] = {}
         attempt = 0
         while True:
@@ -157,6 +195,10 @@ class Applier:
                 for ref, changes in compiled.changes.items()
                 if ref not in pinned and _changed(changes)
             ]
+            if journal is not None and pending:
+                journal.record(
+                    {r: (b.path if (b := compiled.bases.get(r)) else None) for r in pending}
+                )
             conflicted = False
             for ref in pending:
                 base = compiled.bases.get(ref)
@@ -169,7 +211,7 @@ class Applier:
                 pinned[ref] = None if base is None else base.metadata
                 frozen_changes[ref] = compiled.changes[ref]
             if not conflicted:
-                return result
+                return self._finished(result, journal)
             result.conflicts += 1
             attempt += 1
             if attempt >= self.retry.max_attempts:
@@ -181,8 +223,17 @@ class Applier:
                         attempts=attempt,
                     )
                 )
-                return result
+                return self._finished(result, journal)
             self.retry.pause(attempt)
+
+    def _finished(self, result: ApplyResult, journal: Journal | None) -> ApplyResult:
+        """The run ended (not crashed): its journal goes, or to the caller to remove."""
+        if journal is not None:
+            if self.keep_journal:
+                result.journal = journal
+            else:
+                journal.clear()
+        return result
 
     def _commit_one(
         self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata | None, out: ApplyResult

@@ -18,9 +18,12 @@ whose UPDATE reports matched rows should do. Needs ``pip install 'iceberg-udf[ca
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from translator.redact import mask_secrets, url_secrets
 from translator.warehouse.errors import UnsupportedStorageError, WarehouseError
 from translator.warehouse.layout import FunctionRef
 
@@ -56,14 +59,17 @@ class SqlCatalog:
         self._sa = sa
         self.url = url
         self.name = name
+        self._secrets = url_secrets(url)
+        #: How messages name the database: the URL with its password masked.
+        self.shown = mask_secrets(url, self._secrets)
         connect_args: dict[str, Any] = {}
         if url.startswith("sqlite"):
             # Writers queue on SQLite's lock instead of failing at once with "database is locked".
             connect_args["timeout"] = 60
         try:
             self.engine: Engine = sa.create_engine(url, connect_args=connect_args)
-        except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as e:
-            raise WarehouseError(f"catalog {url}: cannot open: {e}") from e
+        except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError, ValueError) as e:
+            raise self._error("cannot open", e) from None
         md = sa.MetaData()
         self.table = sa.Table(
             TABLE_NAME,
@@ -76,14 +82,35 @@ class SqlCatalog:
         )
         self._create_table()
 
+    def _error(self, doing: str, e: BaseException) -> WarehouseError:
+        """``e`` as a one-line error naming the catalog, every secret masked (drivers echo the
+        URL, and SQLAlchemy adds the statement and a link; the first line says what failed)."""
+        detail = getattr(e, "orig", None) or e
+        lines = [ln.strip() for ln in str(detail).strip().splitlines() if ln.strip()]
+        first = lines[0] if lines else type(e).__name__
+        message = f"catalog {self.shown}: {doing}: {first}"
+        return WarehouseError(mask_secrets(message, self._secrets))
+
+    @contextlib.contextmanager
+    def _database(self, doing: str) -> Iterator[None]:
+        """Database and driver failures (unreachable server, wrong password, unopenable file,
+        read-only database) as :class:`WarehouseError`: never a driver's traceback."""
+        try:
+            yield
+        except (CatalogConflict, self._sa.exc.IntegrityError):
+            raise  # another writer came first: the caller's business
+        except (self._sa.exc.SQLAlchemyError, OSError, ImportError) as e:
+            raise self._error(doing, e) from None
+
     def _create_table(self) -> None:
         """Create the table if missing; two processes doing it at once is not an error."""
         sa = self._sa
-        try:
-            self.table.create(self.engine, checkfirst=True)
-        except sa.exc.DBAPIError:
-            if not sa.inspect(self.engine).has_table(TABLE_NAME):
-                raise
+        with self._database("cannot open"):
+            try:
+                self.table.create(self.engine, checkfirst=True)
+            except sa.exc.DBAPIError:
+                if not sa.inspect(self.engine).has_table(TABLE_NAME):
+                    raise
 
     def close(self) -> None:
         self.engine.dispose()
@@ -98,7 +125,7 @@ class SqlCatalog:
 
     def get(self, ref: FunctionRef) -> CatalogEntry | None:
         t = self.table
-        with self.engine.connect() as conn:
+        with self._database("cannot read"), self.engine.connect() as conn:
             row = conn.execute(
                 self._sa.select(t.c.metadata_location, t.c.previous_metadata_location).where(
                     self._key(ref)
@@ -108,7 +135,7 @@ class SqlCatalog:
 
     def entries(self) -> list[CatalogEntry]:
         t = self.table
-        with self.engine.connect() as conn:
+        with self._database("cannot read"), self.engine.connect() as conn:
             rows = conn.execute(
                 self._sa.select(
                     t.c.function_namespace,
@@ -124,7 +151,7 @@ class SqlCatalog:
     def create(self, ref: FunctionRef, location: str) -> None:
         """Register a new function; :class:`CatalogConflict` if it is already registered."""
         try:
-            with self.engine.begin() as conn:
+            with self._database("cannot write"), self.engine.begin() as conn:
                 conn.execute(
                     self.table.insert().values(
                         catalog_name=self.name,
@@ -139,7 +166,7 @@ class SqlCatalog:
 
     def swap(self, ref: FunctionRef, expected: str, new: str) -> None:
         """Point ``ref`` at ``new`` if it still points at ``expected`` (compare-and-swap)."""
-        with self.engine.begin() as conn:
+        with self._database("cannot write"), self.engine.begin() as conn:
             result = conn.execute(
                 self.table.update()
                 .where(self._key(ref) & (self.table.c.metadata_location == expected))
@@ -150,7 +177,7 @@ class SqlCatalog:
 
     def delete(self, ref: FunctionRef, expected: str) -> None:
         """Unregister ``ref`` if it still points at ``expected``."""
-        with self.engine.begin() as conn:
+        with self._database("cannot write"), self.engine.begin() as conn:
             result = conn.execute(
                 self.table.delete().where(
                     self._key(ref) & (self.table.c.metadata_location == expected)

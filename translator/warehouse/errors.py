@@ -3,13 +3,14 @@ them like any other bad input (exit 1) and a library caller catches one root cla
 
 from __future__ import annotations
 
-from translator.errors import HistoryError, TranslatorError
+from translator.errors import HistoryError, MetadataError, TranslatorError
 
 __all__ = [
     "CommitConflictError",
     "FunctionNotFoundError",
     "OptionError",
     "TimeTravelError",
+    "UnreadableMetadataError",
     "UnsupportedStorageError",
     "WarehouseError",
 ]
@@ -60,3 +61,22 @@ class UnsupportedStorageError(WarehouseError):
     """A storage URL whose file system offers no atomic create-if-absent, or a missing extra."""
 
     code = "storage"
+
+
+class UnreadableMetadataError(MetadataError):
+    """A function's metadata file is corrupt, which blocks every read and write that needs it:
+    ``previous`` names the file before it (None: there is none), for the recovery hint."""
+
+    code = "unreadable"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str,
+        previous: str | None,
+        problems: list[tuple[str, str]] | None = None,
+    ) -> None:
+        super().__init__(message, problems)
+        self.path = path
+        self.previous = previous

@@ -21,6 +21,7 @@ import re
 import uuid
 from dataclasses import dataclass
 
+from translator.fileio import name_part_problem
 from translator.warehouse.errors import WarehouseError
 
 __all__ = [
@@ -48,7 +49,6 @@ _UUID = r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f
 _NAME = re.compile(
     rf"^(?:v(?P<hadoop>\d+)|(?P<version>\d+)(?:-(?P<uuid>{_UUID}))?)\.metadata\.json$"
 )
-_BAD_NAME_CHARS = re.compile(r"[/\\\x00-\x1f]")
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -95,15 +95,9 @@ class FunctionRef:
 
 def _check_part(what: str, part: str) -> None:
     """Names become folder names: refuse what would escape or hide the folder."""
-    if not part or part in (".", "..") or part.startswith("."):
-        raise WarehouseError(
-            f"invalid {what} {part!r}: it must be non-empty and not start with '.'"
-        )
-    if _BAD_NAME_CHARS.search(part):
-        raise WarehouseError(
-            f"invalid {what} {part!r}: slashes, backslashes and control characters cannot be "
-            "part of a folder name"
-        )
+    problem = name_part_problem(part)
+    if problem is not None:
+        raise WarehouseError(f"invalid {what} {part!r}: {problem}")
 
 
 @dataclass(frozen=True, slots=True)

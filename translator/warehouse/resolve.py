@@ -20,10 +20,14 @@ import itertools
 import os
 from dataclasses import dataclass
 
-from translator.errors import MetadataError
+from translator.errors import MetadataError, TranslatorError
 from translator.metadata import UdfMetadata, load_metadata
 from translator.warehouse.cache import MetadataCache
-from translator.warehouse.errors import FunctionNotFoundError, WarehouseError
+from translator.warehouse.errors import (
+    FunctionNotFoundError,
+    UnreadableMetadataError,
+    WarehouseError,
+)
 from translator.warehouse.layout import (
     FunctionRef,
     MetadataName,
@@ -161,8 +165,12 @@ class MetadataReader:
         wanted = options.function_uuid.lower() if options.function_uuid else None
         best: tuple[int, int] | None = None
         chosen: Resolved | None = None
-        for m in reversed(files):  # newest first: without the timestamp rule the first match wins
-            r = self._resolved(ref, f"{metadata_dir(ref)}/{m.name}", m.version)
+        for k in range(len(files) - 1, -1, -1):  # newest first: without the timestamp rule
+            m = files[k]  # the first match wins
+            try:
+                r = self._resolved(ref, f"{metadata_dir(ref)}/{m.name}", m.version)
+            except (MetadataError, WarehouseError) as e:
+                raise _unreadable(ref, m.name, e, files[k - 1].name if k else None) from None
             if wanted is not None and r.metadata.function_uuid.lower() != wanted:
                 continue
             if not options.latest_by_log_timestamp:
@@ -191,3 +199,22 @@ class MetadataReader:
             raise FunctionNotFoundError(
                 f"metadata file {self.store.location(rel)} does not exist"
             ) from None
+
+
+def _unreadable(
+    ref: FunctionRef, name: str, e: TranslatorError, previous: str | None
+) -> UnreadableMetadataError:
+    reason = e.message.splitlines()[0] if e.message else type(e).__name__
+    recover = (
+        f"the file before it is {previous}: read that one by naming it, or move the broken file "
+        "out of metadata/ (it is never rewritten) so that commits build on it again"
+        if previous is not None
+        else "it is the only one: restore it from a copy, or drop the function's folder"
+    )
+    return UnreadableMetadataError(
+        f"{ref}: its metadata file {name} is unreadable, and every read and commit needs it "
+        f"({reason}); {recover}",
+        path=name,
+        previous=previous,
+        problems=e.problems if isinstance(e, MetadataError) else None,
+    )

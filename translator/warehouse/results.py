@@ -10,6 +10,7 @@ from translator.ir import SkippedStatement
 from translator.merge import Change
 from translator.metadata import UdfMetadata
 from translator.warehouse.commit import Committed
+from translator.warehouse.journal import Journal
 from translator.warehouse.layout import FunctionRef
 from translator.warehouse.resolve import Resolved
 
@@ -39,6 +40,9 @@ class ApplyResult:
     conflicts: int = 0
     #: Each named function's metadata after the statements (None: dropped), i.e. the plan.
     functions: dict[FunctionRef, UdfMetadata | None] = field(default_factory=dict)
+    #: With ``keep_journal``: the crash journal, for the caller to clear once it has recorded
+    #: the apply (see :mod:`translator.warehouse.journal`).
+    journal: Journal | None = None
 
     @property
     def ok(self) -> bool:

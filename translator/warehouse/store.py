@@ -34,7 +34,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from translator.warehouse.errors import UnsupportedStorageError
+from translator.fileio import inside
+from translator.redact import mask_secrets, url_secrets
+from translator.warehouse.errors import UnsupportedStorageError, WarehouseError
 
 __all__ = ["EXCLUSIVE_CREATE", "FsspecStore", "LocalStore", "Store", "open_store"]
 
@@ -108,6 +110,17 @@ class LocalStore:
     def _path(self, rel: str) -> Path:
         return self.root / rel if rel else self.root
 
+    def _write_path(self, rel: str) -> Path:
+        """``_path(rel)`` for a write, refused where a symbolic link (a namespace folder linked
+        elsewhere) or a ``..`` would lead it out of the warehouse."""
+        path = self._path(rel)
+        if ".." in rel.split("/") or rel.startswith("/") or not inside(self.root, path):
+            raise WarehouseError(
+                f"{path}: refused: it leads out of the warehouse {self.root} "
+                "(a symbolic link or '..' in the way)"
+            )
+        return path
+
     def location(self, rel: str = "") -> str:
         return str(self._path(rel))
 
@@ -131,7 +144,11 @@ class LocalStore:
         return (st.st_mtime_ns, st.st_size)
 
     def create_exclusive(self, rel: str, data: bytes, *, make_dirs: bool) -> None:
-        target = self._path(rel)
+        target = self._write_path(rel)
+        with _refusals(target):
+            self._create_exclusive(target, data, make_dirs=make_dirs)
+
+    def _create_exclusive(self, target: Path, data: bytes, *, make_dirs: bool) -> None:
         if make_dirs:
             target.parent.mkdir(parents=True, exist_ok=True)
         # FileNotFoundError here when the folder is gone: the caller treats it as a conflict.
@@ -161,12 +178,15 @@ class LocalStore:
         _fsync_dir(target.parent)
 
     def remove(self, rel: str) -> None:
-        self._path(rel).unlink(missing_ok=True)
+        path = self._write_path(rel)
+        with _refusals(path):
+            path.unlink(missing_ok=True)
 
     def move_dir(self, src: str, dst: str) -> None:
-        target = self._path(dst)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(self._path(src), target)
+        source, target = self._write_path(src), self._write_path(dst)
+        with _refusals(target):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(source, target)
 
     @contextlib.contextmanager
     def lock(self, name: str, timeout_s: float) -> Iterator[bool]:
@@ -178,8 +198,8 @@ class LocalStore:
         except ImportError:  # pragma: no cover - not POSIX
             yield False
             return
-        path = self._path(f".locks/{name}.lock")
         try:
+            path = self._write_path(f".locks/{name}.lock")
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError:
@@ -206,6 +226,19 @@ class LocalStore:
             os.close(fd)  # closing releases the lock
 
 
+@contextlib.contextmanager
+def _refusals(path: Path) -> Iterator[None]:
+    """The file system's refusals (read-only, full disk, a file where a folder should be, no
+    permission) as :class:`WarehouseError` naming the path. A missing folder and a taken name
+    pass through: they are how a commit learns that it lost a race."""
+    try:
+        yield
+    except (FileExistsError, FileNotFoundError, UnsupportedStorageError):
+        raise
+    except OSError as e:
+        raise WarehouseError(f"cannot write {path}: {e.strerror or e}") from None
+
+
 def _fsync_dir(path: Path) -> None:
     """Make the new directory entry durable (best effort: not every platform allows it)."""
     try:
@@ -230,15 +263,26 @@ class FsspecStore:
             raise UnsupportedStorageError(
                 f"{url}: warehouse URLs need fsspec: pip install 'iceberg-udf[fsspec]'"
             ) from e
-        fs, path = fsspec.core.url_to_fs(url, **storage_options)
+        shown = mask_secrets(url, url_secrets(url))
+        # Refused by name first: an unsupported protocol's back end is never even loaded.
+        head = url.split("::")[0]
+        protocol = head.split("://")[0] if "://" in head else head
+        if protocol not in EXCLUSIVE_CREATE:
+            raise _unsupported(shown, protocol)
+        try:
+            fs, path = fsspec.core.url_to_fs(url, **storage_options)
+        except ImportError as e:  # the protocol's package (s3fs) is not installed
+            raise UnsupportedStorageError(
+                f"{shown}: {mask_secrets(str(e), url_secrets(url))} (pip install it alongside "
+                "'iceberg-udf[fsspec]')"
+            ) from None
+        except (ValueError, TypeError, OSError) as e:
+            detail = mask_secrets(str(e) or type(e).__name__, url_secrets(url))
+            raise UnsupportedStorageError(f"{shown}: cannot open: {detail}") from None
         protocols = (fs.protocol,) if isinstance(fs.protocol, str) else tuple(fs.protocol)
         self.protocol = protocols[0]
         if not set(protocols) & set(EXCLUSIVE_CREATE):
-            raise UnsupportedStorageError(
-                f"{url}: the {self.protocol!r} file system offers no atomic create-if-absent that "
-                "this tool trusts, so concurrent commits could lose updates; supported: "
-                f"local folders and {', '.join(sorted(EXCLUSIVE_CREATE))} (or use a SQL catalog)"
-            )
+            raise _unsupported(shown, self.protocol)
         self.fs: Any = fs
         self.root = str(path).rstrip("/")
         #: Whether commits rest on this store's create-if-absent (off under a SQL catalog, whose
@@ -331,6 +375,14 @@ class FsspecStore:
         if not self.fs.exists(self._path(src)):
             raise FileNotFoundError(self._path(src))
         self.fs.mv(self._path(src), self._path(dst), recursive=True)
+
+
+def _unsupported(url: str, protocol: str) -> UnsupportedStorageError:
+    return UnsupportedStorageError(
+        f"{url}: the {protocol!r} file system offers no atomic create-if-absent that "
+        "this tool trusts, so concurrent commits could lose updates; supported: "
+        f"local folders and {', '.join(sorted(EXCLUSIVE_CREATE))} (or use a SQL catalog)"
+    )
 
 
 def _basename(name: str) -> str:

@@ -177,12 +177,20 @@ class Warehouse:
         dry_run: bool = False,
         options: CompileOptions | None = None,
         strict: bool = False,
+        keep_journal: bool = False,
     ) -> ApplyResult:
         """Compile ``sql`` (one text, or ``(file name, text)`` pairs) and commit every function
-        it changes. Unqualified names go to ``namespace`` (default: the warehouse's)."""
+        it changes. Unqualified names go to ``namespace`` (default: the warehouse's).
+
+        A crash between two commits leaves a journal: running the same apply again finishes it
+        (:mod:`translator.warehouse.journal`). ``keep_journal``: the caller clears it
+        (``result.journal``) once it has recorded the apply itself."""
         sources = [(file, sql)] if isinstance(sql, str) else [(n, t) for n, t in sql]
         ns = namespace or self.namespace
-        run = Applier(self.committer, self.context, self.retry).run
+        applier = Applier(
+            self.committer, self.context, self.retry, self.store, keep_journal=keep_journal
+        )
+        run = applier.run
         if dry_run:
             return run(sources, dialect, ns, True, options, strict)
         self.require_writable("apply statements")

@@ -61,7 +61,12 @@ def unquote(literal: str) -> str:
     if literal[:1] in "rR":
         return literal[2:-1]
     quote, inner = literal[0], literal[1:-1]
-    return _ESCAPE_RE.sub(lambda m: _unescape_one(m, quote), inner)
+    value = _ESCAPE_RE.sub(lambda m: _unescape_one(m, quote), inner)
+    if "\\u" not in inner:
+        return value
+    # Spark's strings are UTF-16: \ud83d\ude00 is one character. A lone half stays (and is
+    # refused by compile, since no UTF-8 file can hold it).
+    return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def _unescape_one(m: re.Match[str], quote: str) -> str:

@@ -1,0 +1,121 @@
+"""Finishing an apply that a crash (``kill -9``, a power cut) interrupted between two commits.
+
+A script that changes several functions commits them one after the other: each is atomic, the
+set is not. Before its first commit, ``apply`` writes a journal,
+``WAREHOUSE/.journal/<key>.json``, naming every function it is about to commit and the metadata
+file each change was computed from (its *base*); ``key`` is a hash of the script, its dialect,
+namespace and options, so only the same apply finds it. A run that ends, well or not, removes
+its journal; only a crash leaves one behind.
+
+Re-running the same apply reads the journal: a function whose current file is no longer its
+recorded base was committed by the interrupted run, so it is compiled against that base again
+(reproducing the same change, which is not committed twice) and only the functions left are
+committed. The script thus ends up applied once, as if the crash had not happened. A function
+someone else changed in between is taken for committed too: the journal cannot tell the two
+apart, and the other writer's change is kept either way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+
+from translator.errors import TranslatorError
+from translator.metadata import UdfMetadata, load_metadata
+from translator.warehouse.errors import WarehouseError
+from translator.warehouse.layout import FunctionRef
+from translator.warehouse.store import Store
+
+__all__ = ["JOURNAL_DIR", "Journal", "journal_key"]
+
+JOURNAL_DIR = ".journal"
+
+
+def journal_key(
+    sources: Sequence[tuple[str | None, str]], dialect: str, namespace: str, settings: str
+) -> str:
+    """What identifies one apply: the same script, dialect, namespace and ``settings``."""
+    text = json.dumps([list(s) for s in sources] + [dialect, namespace, settings])
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+class Journal:
+    """The functions an apply is committing and the base of each (see the module doc)."""
+
+    def __init__(self, store: Store, key: str) -> None:
+        self.store = store
+        self.rel = f"{JOURNAL_DIR}/{key}.json"
+        self.bases: dict[FunctionRef, str | None] = {}
+
+    def recorded(self) -> dict[FunctionRef, str | None]:
+        """What an interrupted run of the same apply recorded (empty: none)."""
+        try:
+            raw = json.loads(self.store.read_bytes(self.rel))
+        except (FileNotFoundError, NotADirectoryError):
+            return {}
+        except (OSError, ValueError) as e:
+            raise WarehouseError(
+                f"{self.store.location(self.rel)}: unreadable journal of an interrupted apply "
+                f"({e}); delete it to apply from scratch"
+            ) from None
+        return {
+            FunctionRef(e["namespace"], e["name"]): e.get("base") for e in raw.get("functions", [])
+        }
+
+    def record(self, bases: Mapping[FunctionRef, str | None]) -> None:
+        """Add ``bases`` (first one recorded wins) and write the journal before a commit."""
+        for ref, base in bases.items():
+            self.bases.setdefault(ref, base)
+        doc = {
+            "functions": [
+                {"namespace": r.namespace, "name": r.name, "base": b}
+                for r, b in sorted(self.bases.items())
+            ]
+        }
+        data = (json.dumps(doc, indent=2) + "\n").encode()
+        self.store.remove(self.rel)
+        self.store.create_exclusive(self.rel, data, make_dirs=True)
+
+    def clear(self) -> None:
+        self.store.remove(self.rel)
+
+
+def committed_before(
+    recorded: Mapping[FunctionRef, str | None],
+    current: Mapping[FunctionRef, str | None],
+    store: Store,
+) -> dict[FunctionRef, UdfMetadata | None]:
+    """The functions the interrupted run committed, each with the base to compile against.
+
+    ``current`` maps each recorded function to its current file (None: there is none).
+    """
+    out: dict[FunctionRef, UdfMetadata | None] = {}
+    for ref, base in recorded.items():
+        now = current.get(ref)
+        if now == base:
+            continue  # not committed yet: this run commits it
+        out[ref] = None if base is None else _read_base(store, ref, base)
+    return out
+
+
+def _read_base(store: Store, ref: FunctionRef, path: str) -> UdfMetadata:
+    """The base file; a function the interrupted run dropped has it in ``.dropped/``."""
+    candidates = [path]
+    name = path.rpartition("/")[2]
+    for folder in store.list_dirs(f"{ref.namespace}/.dropped"):
+        if folder.startswith(f"{ref.name}-"):
+            candidates.append(f"{ref.namespace}/.dropped/{folder}/metadata/{name}")
+    for rel in candidates:
+        try:
+            text = store.read_bytes(rel).decode("utf-8")
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        try:
+            return load_metadata(text, source=store.location(rel))
+        except TranslatorError:
+            continue
+    raise WarehouseError(
+        f"{ref}: the interrupted apply recorded {path} as its base, which is gone; delete "
+        f"{JOURNAL_DIR}/ to apply from scratch"
+    )
