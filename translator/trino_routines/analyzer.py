@@ -135,10 +135,33 @@ class TrinoAsWritten(Trino):
     INDEX_OFFSET = 0
 
 
+#: A typed decimal literal (``DECIMAL '10.5'``), or a string or comment to step over.
+_DECIMAL_LITERAL = re.compile(
+    r"(?i)\bdecimal\s*'\s*([+-]?)(\d*)(?:\.(\d*))?\s*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\""
+    r"|--[^\n]*|/\*[\s\S]*?\*/"
+)
+
+
+def _typed_decimal(m: re.Match[str]) -> str:
+    """``DECIMAL '10.5'`` as the cast it means, ``CAST('10.5' AS decimal(3,1))``: sqlglot reads
+    it as a cast to bare DECIMAL, which is decimal(38,0) in Trino and decimal(10,0) in Spark
+    (both round 10.5 to 11)."""
+    if m.group(2) is None:  # a string or comment
+        return m.group()
+    sign, whole, frac = m.group(1), m.group(2), m.group(3) or ""
+    if not whole and not frac:
+        return m.group()
+    scale = len(frac)
+    precision = max(len(whole.lstrip("0")) + scale, scale, 1)
+    number = f"{sign}{whole or '0'}" + (f".{frac}" if frac else "")
+    return f"CAST('{number}' AS decimal({precision},{scale}))"
+
+
 def parse_expression(text: str) -> exp.Expr | None:
-    """A Trino expression as sqlglot reads it (subscripts as written), or None where sqlglot
-    cannot read it."""
+    """A Trino expression as sqlglot reads it (subscripts as written, typed decimal literals
+    with their precision), or None where sqlglot cannot read it."""
     try:
+        text = _DECIMAL_LITERAL.sub(_typed_decimal, text)
         node = sqlglot.parse_one(text, read=TrinoAsWritten)
     except (SqlglotError, RecursionError, ValueError, TypeError, KeyError, AttributeError):
         return None
@@ -415,7 +438,7 @@ class _Analyzer:
             name = _function_name(call)
             if name in NON_DETERMINISTIC or isinstance(call, exp.Rand | exp.Uuid):
                 self.facts.nondeterministic = True
-            elif isinstance(call, exp.Anonymous | _TIME_DEPENDENT):
+            elif isinstance(call, (exp.Anonymous, *_TIME_DEPENDENT)):
                 self.facts.unknown = True
 
     def determinism(self) -> None:

@@ -217,8 +217,6 @@ def _derive_bound(
     if isinstance(stmt, s.ForStmt):
         high, start = entry.values[_HIGH], entry.values[stmt.variable.value]
         return exp.Add(this=exp.Sub(this=high, expression=start), expression=_int(1))
-    if any(isinstance(st, s.Iterate) and st.label.value == label for st in inner):
-        return None
     negate, extra, body = False, 0, stmt.body
     if isinstance(stmt, s.WhileStmt):
         condition = stmt.condition
@@ -254,7 +252,7 @@ def _derive_bound(
         op = _NEGATE[op]
     if entry.types.get(counter) is None or entry.types[counter].this not in INTEGER_TYPES:
         return None
-    delta = _step(counter, stmt.body, inner)
+    delta = _step(counter, label, stmt.body, inner)
     if delta is None or (delta > 0) != (op in (exp.LT, exp.LTE)):
         return None
     limit = low.substitute(rewrite(right, entry.types), entry)
@@ -280,11 +278,17 @@ def _counter(node: exp.Expr, names: list[str]) -> str | None:
     return None
 
 
-def _step(counter: str, body: tuple[s.Statement, ...], inner: list[s.Statement]) -> int | None:
+def _step(
+    counter: str, label: str | None, body: tuple[s.Statement, ...], inner: list[s.Statement]
+) -> int | None:
     """``k`` when the body's only assignment of ``counter`` is ``SET counter = counter + k`` (or
-    ``- k``), unconditional (a statement of the body itself)."""
+    ``- k``), unconditional (a statement of the body itself), and no ITERATE of this loop can
+    skip it (none comes before it)."""
     sets = [st for st in inner if isinstance(st, s.SetStmt) and st.target.value == counter]
     if len(sets) != 1 or sets[0] not in body:
+        return None
+    before = _walk(body[: body.index(sets[0])])
+    if any(isinstance(st, s.Iterate) and st.label.value == label for st in before):
         return None
     node = parse_expression(sets[0].value.text)
     if not isinstance(node, exp.Add | exp.Sub) or _counter(node.this, [counter]) is None:

@@ -11,17 +11,19 @@ body then has no Spark form, which is better than one that computes something el
 
 The differences handled (each tested on a real Spark in ``tests/test_trino_meaning_spark.py``):
 
-=====================================  ==============================  =========================
-Trino                                  Trino's meaning                 Spark written
-=====================================  ==============================  =========================
-``a[i]`` on an array                   1-based; out of range: error    ``a[i - 1]``
-``m[k]`` on a map                      missing key: error              ``m[k]``, else raise_error
-``r[i]`` on a row                      field ``i`` (1-based)           ``r.<name of field i>``
-``element_at(a, i)``                   NULL when out of range          ``try_element_at(a, int)``
-``x / y`` on integers                  truncates toward zero           ``CAST(x DIV y AS type)``
-``day_of_week(d)`` / ``dow(d)``        ISO: Monday 1 .. Sunday 7       ``weekday(d) + 1``
-``truncate(x)`` on double / real       toward zero, any magnitude      ``x - x % 1`` (guarded)
-=====================================  ==============================  =========================
+================================  =============================  ==============================
+Trino                             Trino's meaning                Spark written
+================================  =============================  ==============================
+``a[i]`` on an array              1-based; out of range: error   ``a[i - 1]``
+``m[k]`` on a map                 missing key: error             ``m[k]``, else ``raise_error``
+``r[i]`` on a row                 field ``i`` (1-based)          ``r.<name of field i>``
+``element_at(a, i)``              NULL when out of range         ``try_element_at(a, int)``
+``x / y`` on integers             truncates toward zero          ``CAST(x DIV y AS type)``
+``day_of_week(d)``, ``dow(d)``    ISO: Monday 1 .. Sunday 7      ``weekday(d) + 1``
+``truncate(x)``, double / real    toward zero, any magnitude     ``x - x % 1`` (guarded)
+``CAST(x AS DECIMAL)``            decimal(38,0)                  ``DECIMAL(38,0)``
+``DECIMAL '10.5'``                decimal(3,1)                   ``CAST('10.5' AS DECIMAL(3,1))``
+================================  =============================  ==============================
 
 Refused: a subscript or ``element_at`` on a value whose type is unknown, division where an
 operand's type is unknown or decimal (Trino and Spark round decimal quotients differently),
@@ -106,6 +108,11 @@ def _rewrite_one(n: exp.Expr, types: Mapping[int, exp.DataType | None]) -> exp.E
         )
     if isinstance(n, exp.Trunc):
         return _truncate(n, types)
+    if isinstance(n, exp.Cast | exp.TryCast):
+        to = n.args.get("to")
+        if isinstance(to, exp.DataType) and to.this == T.DECIMAL and not to.expressions:
+            # Trino's bare DECIMAL is decimal(38,0); Spark's is decimal(10,0).
+            n.set("to", exp.DataType.build("DECIMAL(38, 0)"))
     return None
 
 
