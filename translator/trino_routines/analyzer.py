@@ -72,18 +72,22 @@ class _Rejected(Exception):
         self.code, self.message, self.offset = code, message, offset
 
 
-def analyze(text: str, *, inline: bool = False) -> RoutineProblem | None:
+def analyze(text: str, *, inline: bool = False, header: bool = True) -> RoutineProblem | None:
     """Trino's first objection to the ``CREATE FUNCTION`` statement ``text``, or None.
 
     ``inline``: the routine is a ``WITH FUNCTION`` one (Trino refuses SECURITY there).
+    ``header=False`` leaves the clauses and the type names to the caller (the front end judges
+    those itself): only the body is analyzed, an unknown type being taken as unknown.
     The statement must parse (:func:`.syntax.parse_routine` raises otherwise).
     """
-    return analyze_routine(s.parse_routine(text), inline=inline)
+    return analyze_routine(s.parse_routine(text), inline=inline, header=header)
 
 
-def analyze_routine(routine: s.Routine, *, inline: bool = False) -> RoutineProblem | None:
+def analyze_routine(
+    routine: s.Routine, *, inline: bool = False, header: bool = True
+) -> RoutineProblem | None:
     try:
-        _Analyzer(routine, inline).run()
+        _Analyzer(routine, inline, header).run()
     except _Rejected as e:
         return RoutineProblem(e.code, e.message, e.offset, routine.text)
     return None
@@ -192,9 +196,10 @@ def _function_name(node: exp.Expr) -> str:
 
 
 class _Analyzer:
-    def __init__(self, routine: s.Routine, inline: bool) -> None:
+    def __init__(self, routine: s.Routine, inline: bool, header: bool = True) -> None:
         self.r = routine
         self.inline = inline
+        self.header = header
         self.facts = _Facts()
         self.return_type: exp.DataType | None = None
 
@@ -202,12 +207,13 @@ class _Analyzer:
         return _Rejected(code, message, offset)
 
     def run(self) -> None:
-        self.clauses()
+        if self.header:
+            self.clauses()
         self.return_type = self.type_named(self.r.return_type, self.return_offset())
         scope = _Scope({}, set())
         for name, type_text in self.r.parameters:
             t = self.type_named(type_text, name.offset)
-            scope.variables[name.value] = t if t is not None else parse_type("unknown")
+            scope.variables[name.value.lower()] = t if t is not None else parse_type("unknown")
         body = self.r.body
         if isinstance(body, s.Block):
             if not body.statements or not isinstance(body.statements[-1], s.Return):
@@ -250,13 +256,13 @@ class _Analyzer:
                 raise self.reject(
                     "INVALID_ARGUMENTS", "Function parameters must have a name", name.offset
                 )
-            if name.value in seen:
+            if name.value.lower() in seen:
                 raise self.reject(
                     "INVALID_ARGUMENTS",
                     f"Duplicate function parameter name: {name.value}",
                     name.offset,
                 )
-            seen.add(name.value)
+            seen.add(name.value.lower())
         for kind, label in (
             ("null-call", "null-call"),
             ("comment", "comment"),
@@ -275,6 +281,8 @@ class _Analyzer:
         if text.strip().lower().startswith("double precision"):
             base = "double"
         if base not in KNOWN_TYPES:
+            if not self.header:
+                return None
             raise self.reject("TYPE_MISMATCH", f"Unknown type: {text}", offset)
         try:
             return parse_type(text)
@@ -294,13 +302,13 @@ class _Analyzer:
             if d.default is not None:
                 self.expect(d.default, scope, t, "Value of DEFAULT")
             for name in d.names:
-                if name.value in scope.variables:
+                if name.value.lower() in scope.variables:
                     raise self.reject(
                         "ALREADY_EXISTS",
                         f"Variable already declared in this scope: {name.value}",
                         name.offset,
                     )
-                scope.variables[name.value] = t if t is not None else parse_type("unknown")
+                scope.variables[name.value.lower()] = t if t is not None else parse_type("unknown")
         self.statements(block.statements, scope)
 
     def statement(self, stmt: s.Statement, scope: _Scope) -> None:
@@ -310,8 +318,8 @@ class _Analyzer:
         elif isinstance(stmt, s.Return):
             self.expect(stmt.value, scope, self.return_type, "Value of RETURN")
         elif isinstance(stmt, s.SetStmt):
-            target = scope.variables.get(stmt.target.value)
-            if stmt.target.value not in scope.variables:
+            target = scope.variables.get(stmt.target.value.lower())
+            if stmt.target.value.lower() not in scope.variables:
                 raise self.reject(
                     "NOT_FOUND",
                     f"Variable cannot be resolved: {stmt.target.value}",
@@ -328,7 +336,7 @@ class _Analyzer:
         elif isinstance(stmt, s.CaseStmt):
             self.case(stmt, scope)
         elif isinstance(stmt, s.Leave | s.Iterate):
-            if stmt.label.value not in scope.labels:
+            if stmt.label.value.lower() not in scope.labels:
                 raise self.reject(
                     "NOT_FOUND", f"Label not defined: {stmt.label.value}", stmt.label.offset
                 )
@@ -362,13 +370,13 @@ class _Analyzer:
     ) -> None:
         scope = outer.child()
         if stmt.label is not None:
-            if stmt.label.value in scope.labels:
+            if stmt.label.value.lower() in scope.labels:
                 raise self.reject(
                     "ALREADY_EXISTS",
                     f"Label already declared in this scope: {stmt.label.value}",
                     stmt.label.offset,
                 )
-            scope.labels.add(stmt.label.value)
+            scope.labels.add(stmt.label.value.lower())
         boolean = parse_type("boolean")
         if isinstance(stmt, s.WhileStmt):
             self.expect(stmt.condition, scope, boolean, "Condition of WHILE statement")
@@ -378,13 +386,13 @@ class _Analyzer:
             bigint = parse_type("bigint")
             self.expect(stmt.low, scope, bigint, "Start of FOR range")
             self.expect(stmt.high, scope, bigint, "End of FOR range")
-            if stmt.variable.value in scope.variables:
+            if stmt.variable.value.lower() in scope.variables:
                 raise self.reject(
                     "ALREADY_EXISTS",
                     f"Variable already declared in this scope: {stmt.variable.value}",
                     stmt.variable.offset,
                 )
-            scope.variables[stmt.variable.value] = bigint
+            scope.variables[stmt.variable.value.lower()] = bigint
         self.statements(stmt.body, scope)
 
     # -- expressions --------------------------------------------------------------------------

@@ -9,7 +9,8 @@ taken for a type.
 :func:`can_coerce` and :func:`common_super_type` follow Trino's implicit coercions
 (``TypeCoercion``) for the types derived here: integers go to other integers (narrowing is left
 to Trino: its docs assign integer literals to tinyint variables), decimals, real and double;
-decimals to real and double; ``varchar(n)`` to any ``varchar(m)`` with ``m >= n``; ``unknown``
+decimals to real and double; ``varchar(n)`` to any ``varchar(m)`` with ``m >= n`` (an unbounded
+``varchar``, often a function result of unknown length, is not judged); ``unknown``
 (NULL) to anything.
 """
 
@@ -112,8 +113,10 @@ def can_coerce(source: exp.DataType, target: exp.DataType) -> bool:
         return t == s or t not in (*_NUMERIC, *_TEXT, T.BOOLEAN)
     if s in _TEXT:
         if t in _TEXT:
+            # Only a known length is judged: the lengths of function results (upper(s) keeps
+            # s's) are not derived here, so an unbounded varchar may be a short one.
             have, want = _length(source), _length(target)
-            return want is None or (have is not None and have <= want)
+            return want is None or have is None or have <= want
         return t not in (*_NUMERIC, T.BOOLEAN)
     return True
 

@@ -108,15 +108,15 @@ def _walk(stmts: tuple[s.Statement, ...]) -> list[s.Statement]:
 def lower_loop(
     low: _Lowering, stmt: Loop, frame: Frame, exits: _Exits, k: Continuation
 ) -> exp.Expr:
-    label = stmt.label.value if stmt.label else None
+    label = stmt.label.value.lower() if stmt.label else None
     inner = _walk(stmt.body)
-    assigned = {st.target.value for st in inner if isinstance(st, s.SetStmt)}
+    assigned = {st.target.value.lower() for st in inner if isinstance(st, s.SetStmt)}
     names = [n for n in frame.values if n in assigned]
     has_return = any(isinstance(st, s.Return) for st in inner)
     entry = frame
     bigint = parse_type("bigint")
     if isinstance(stmt, s.ForStmt):
-        var = stmt.variable.value
+        var = stmt.variable.value.lower()
         if var in assigned:
             raise Refused(f"the FOR loop assigns its own variable {var}")
         entry = entry.set(var, low.typed_value(stmt.low, frame, bigint), bigint)
@@ -132,8 +132,8 @@ def lower_loop(
             until = low.value(stmt.until, f)
             return _case([(until, shape.build(_int(FINISHED), f))], shape.build(_int(RUNNING), f))
         if isinstance(stmt, s.ForStmt):
-            step = exp.Add(this=f.values[stmt.variable.value], expression=_int(1))
-            return shape.build(_int(RUNNING), f.set(stmt.variable.value, step))
+            step = exp.Add(this=f.values[stmt.variable.value.lower()], expression=_int(1))
+            return shape.build(_int(RUNNING), f.set(stmt.variable.value.lower(), step))
         return shape.build(_int(RUNNING), f)
 
     def jump(kind: str, target: str, f: Frame) -> exp.Expr:
@@ -158,7 +158,9 @@ def lower_loop(
         steps.append((low.value(stmt.condition, inside), body))
         step = _case(steps, shape.build(_int(FINISHED), inside))
     elif isinstance(stmt, s.ForStmt):
-        more = exp.LTE(this=inside.values[stmt.variable.value], expression=inside.values[_HIGH])
+        more = exp.LTE(
+            this=inside.values[stmt.variable.value.lower()], expression=inside.values[_HIGH]
+        )
         steps.append((more, body))
         step = _case(steps, shape.build(_int(FINISHED), inside))
     else:
@@ -215,7 +217,7 @@ def _derive_bound(
 ) -> exp.Expr | None:
     """The number of iterations, as an expression of the values on entry, or None."""
     if isinstance(stmt, s.ForStmt):
-        high, start = entry.values[_HIGH], entry.values[stmt.variable.value]
+        high, start = entry.values[_HIGH], entry.values[stmt.variable.value.lower()]
         return exp.Add(this=exp.Sub(this=high, expression=start), expression=_int(1))
     negate, extra, body = False, 0, stmt.body
     if isinstance(stmt, s.WhileStmt):
@@ -230,7 +232,7 @@ def _derive_bound(
             and first.otherwise is None
             and len(first.branches[0][1]) == 1
             and isinstance(first.branches[0][1][0], s.Leave)
-            and first.branches[0][1][0].label.value == label
+            and first.branches[0][1][0].label.value.lower() == label
         ):
             return None
         condition, negate = first.branches[0][0], True
@@ -284,11 +286,11 @@ def _step(
     """``k`` when the body's only assignment of ``counter`` is ``SET counter = counter + k`` (or
     ``- k``), unconditional (a statement of the body itself), and no ITERATE of this loop can
     skip it (none comes before it)."""
-    sets = [st for st in inner if isinstance(st, s.SetStmt) and st.target.value == counter]
+    sets = [st for st in inner if isinstance(st, s.SetStmt) and st.target.value.lower() == counter]
     if len(sets) != 1 or sets[0] not in body:
         return None
     before = _walk(body[: body.index(sets[0])])
-    if any(isinstance(st, s.Iterate) and st.label.value == label for st in before):
+    if any(isinstance(st, s.Iterate) and st.label.value.lower() == label for st in before):
         return None
     node = parse_expression(sets[0].value.text)
     if not isinstance(node, exp.Add | exp.Sub) or _counter(node.this, [counter]) is None:

@@ -156,10 +156,10 @@ class _Lowering:
         values: dict[str, exp.Expr] = {}
         types: dict[str, exp.DataType] = {}
         for name, type_text in self.r.parameters:
-            values[name.value] = exp.column(
+            values[name.value.lower()] = exp.column(
                 exp.to_identifier(name.value, quoted=not _PLAIN.fullmatch(name.value))
             )
-            types[name.value] = parse_type(type_text)
+            types[name.value.lower()] = parse_type(type_text)
         exits = _Exits(self.returned, self.no_jump)
         assert isinstance(self.r.body, s.Block)
         return self.statement(self.r.body, Frame(values, types), exits, self.fell_off)
@@ -227,12 +227,12 @@ class _Lowering:
         if isinstance(stmt, s.Return):
             return exits.on_return(self.typed_value(stmt.value, frame, self.return_type))
         if isinstance(stmt, s.SetStmt):
-            name = stmt.target.value
+            name = stmt.target.value.lower()
             value = self.typed_value(stmt.value, frame, frame.types[name])
             return self.bound(frame.set(name, value), k)
         if isinstance(stmt, s.Leave | s.Iterate):
             kind = "LEAVE" if isinstance(stmt, s.Leave) else "ITERATE"
-            return exits.on_jump(kind, stmt.label.value, frame)
+            return exits.on_jump(kind, stmt.label.value.lower(), frame)
         if isinstance(stmt, s.Block):
             return self.block(stmt, frame, exits, k)
         if isinstance(stmt, s.IfStmt):
@@ -259,7 +259,7 @@ class _Lowering:
                     value = self.typed_value(d.default, inner, t)
                 else:
                     value = self.cast(exp.Null(), t)
-                inner = inner.set(name.value, value, t)
+                inner = inner.set(name.value.lower(), value, t)
         return self.statements(block.statements, inner, exits, lambda f: k(f.only(outer)))
 
     def bound(self, frame: Frame, k: Continuation) -> exp.Expr:
