@@ -9,7 +9,7 @@ the fold reads the variables back from it and dispatches on the code (see
 How many steps: a FOR loop's range, or for a counter stepped by a constant toward a limit the
 loop does not change (``WHILE i < n DO ... SET i = i + 1``; a LOOP that starts with ``IF cond
 THEN LEAVE``; a REPEAT), the number of iterations that follows, capped at
-:data:`.lowering.DERIVED_CAP`; otherwise :data:`.lowering.UNBOUNDED_CAP`. A derived bound
+:data:`.flow.DERIVED_CAP`; otherwise :data:`.flow.UNBOUNDED_CAP`. A derived bound
 only sizes the fold: the loop's own condition still decides each step, and a loop that has not
 finished when the steps run out makes the call fail, so a wrong bound gives an error, never a
 different value. Loops without a derivable bound inside one another are refused (their costs
@@ -19,32 +19,29 @@ multiply).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from translator.trino_routines import syntax as s
-from translator.trino_routines.analyzer import parse_expression
-from translator.trino_routines.expr_types import INTEGER_TYPES, parse_type
-from translator.trino_routines.lowering import (
+from translator.dialects.trino.routines import syntax as s
+from translator.dialects.trino.routines.analyzer import parse_expression
+from translator.dialects.trino.routines.expr_types import INTEGER_TYPES, parse_type
+from translator.dialects.trino.routines.flow import (
     DERIVED_CAP,
     FINISHED,
     RETURNED,
     RUNNING,
     UNBOUNDED_CAP,
     Continuation,
+    Exits,
     Frame,
-    _call,
-    _case,
-    _Exits,
-    _int,
-    _let,
-    _ref,
+    Lowerer,
+    call,
+    case,
+    let,
+    num,
+    ref,
 )
-from translator.trino_routines.meaning import Refused, rewrite
-
-if TYPE_CHECKING:
-    from translator.trino_routines.lowering import _Lowering
+from translator.dialects.trino.routines.meaning import Refused, rewrite
 
 __all__ = ["StateShape", "lower_loop"]
 
@@ -59,7 +56,7 @@ class StateShape:
     """The struct a fold (or a join) carries: ``code``, ``ret`` and one field per variable."""
 
     def __init__(
-        self, low: _Lowering, frame: Frame, *, has_return: bool, names: list[str] | None = None
+        self, low: Lowerer, frame: Frame, *, has_return: bool, names: list[str] | None = None
     ) -> None:
         self.low = low
         self.names = list(frame.values) if names is None else names
@@ -79,13 +76,13 @@ class StateShape:
                 exp.Literal.string(self.fields[n]),
                 self.low.cast(frame.values[n], self.types[n]),
             ]
-        return _call("named_struct", *args)
+        return call("named_struct", *args)
 
     def read(self, var: str, frame: Frame) -> Frame:
         """``frame`` with the carried variables read from the struct named ``var``."""
         out = frame
         for n in self.names:
-            out = out.set(n, _ref(var, self.fields[n]), self.types[n])
+            out = out.set(n, ref(var, self.fields[n]), self.types[n])
         return out
 
 
@@ -105,9 +102,7 @@ def _walk(stmts: tuple[s.Statement, ...]) -> list[s.Statement]:
     return out
 
 
-def lower_loop(
-    low: _Lowering, stmt: Loop, frame: Frame, exits: _Exits, k: Continuation
-) -> exp.Expr:
+def lower_loop(low: Lowerer, stmt: Loop, frame: Frame, exits: Exits, k: Continuation) -> exp.Expr:
     label = stmt.label.value.lower() if stmt.label else None
     inner = _walk(stmt.body)
     assigned = {st.target.value.lower() for st in inner if isinstance(st, s.SetStmt)}
@@ -130,77 +125,77 @@ def lower_loop(
     def next_iteration(f: Frame) -> exp.Expr:
         if isinstance(stmt, s.RepeatStmt):
             until = low.value(stmt.until, f)
-            return _case([(until, shape.build(_int(FINISHED), f))], shape.build(_int(RUNNING), f))
+            return case([(until, shape.build(num(FINISHED), f))], shape.build(num(RUNNING), f))
         if isinstance(stmt, s.ForStmt):
-            step = exp.Add(this=f.values[stmt.variable.value.lower()], expression=_int(1))
-            return shape.build(_int(RUNNING), f.set(stmt.variable.value.lower(), step))
-        return shape.build(_int(RUNNING), f)
+            step = exp.Add(this=f.values[stmt.variable.value.lower()], expression=num(1))
+            return shape.build(num(RUNNING), f.set(stmt.variable.value.lower(), step))
+        return shape.build(num(RUNNING), f)
 
     def jump(kind: str, target: str, f: Frame) -> exp.Expr:
         if target == label:
-            return shape.build(_int(FINISHED), f) if kind == "LEAVE" else next_iteration(f)
+            return shape.build(num(FINISHED), f) if kind == "LEAVE" else next_iteration(f)
         code = outer.setdefault((kind, target), 3 + len(outer))
-        return shape.build(_int(code), f)
+        return shape.build(num(code), f)
 
     bound = _derive_bound(low, stmt, label, names, entry, inner)
     if bound is None and low.unbounded_depth:
         raise Refused("a loop without a derivable bound inside another one")
     low.unbounded_depth += bound is None
     try:
-        body_exits = _Exits(lambda v: shape.build(_int(RETURNED), inside, ret=v), jump)
+        body_exits = Exits(lambda v: shape.build(num(RETURNED), inside, ret=v), jump)
         body = low.statements(stmt.body, inside, body_exits, next_iteration)
     finally:
         low.unbounded_depth -= bound is None
     current = exp.column(exp.to_identifier(s_var))
-    busy = exp.NEQ(this=_ref(s_var, "code"), expression=_int(RUNNING))
+    busy = exp.NEQ(this=ref(s_var, "code"), expression=num(RUNNING))
     steps: list[tuple[exp.Expr, exp.Expr]] = [(busy, current)]
     if isinstance(stmt, s.WhileStmt):
         steps.append((low.value(stmt.condition, inside), body))
-        step = _case(steps, shape.build(_int(FINISHED), inside))
+        step = case(steps, shape.build(num(FINISHED), inside))
     elif isinstance(stmt, s.ForStmt):
         more = exp.LTE(
             this=inside.values[stmt.variable.value.lower()], expression=inside.values[_HIGH]
         )
         steps.append((more, body))
-        step = _case(steps, shape.build(_int(FINISHED), inside))
+        step = case(steps, shape.build(num(FINISHED), inside))
     else:
-        step = _case(steps, body)
+        step = case(steps, body)
     if bound is None:
-        count: exp.Expr = _int(UNBOUNDED_CAP)
+        count: exp.Expr = num(UNBOUNDED_CAP)
         limit = UNBOUNDED_CAP
     else:
-        clamped = _call(
+        clamped = call(
             "least",
-            _call("greatest", _call("coalesce", bound, _int(0)), _int(0)),
-            _int(DERIVED_CAP),
+            call("greatest", call("coalesce", bound, num(0)), num(0)),
+            num(DERIVED_CAP),
         )
         count = exp.Add(
-            this=exp.Cast(this=clamped, to=exp.DataType.build("INT")), expression=_int(1)
+            this=exp.Cast(this=clamped, to=exp.DataType.build("INT")), expression=num(1)
         )
         limit = DERIVED_CAP
     what = f"loop {label}" if label else "a loop"
     message = f"Trino routine: {what} did not finish within {limit} iterations in Spark"
-    unfinished = exp.EQ(this=_ref(s_var, "code"), expression=_int(RUNNING))
-    check = _case([(unfinished, _call("raise_error", exp.Literal.string(message)))], current.copy())
-    fold = _call(
+    unfinished = exp.EQ(this=ref(s_var, "code"), expression=num(RUNNING))
+    check = case([(unfinished, call("raise_error", exp.Literal.string(message)))], current.copy())
+    fold = call(
         "aggregate",
-        _call("sequence", _int(1), count),
-        shape.build(_int(RUNNING), entry),
+        call("sequence", num(1), count),
+        shape.build(num(RUNNING), entry),
         exp.Lambda(this=step, expressions=[exp.to_identifier(s_var), exp.to_identifier(i_var)]),
         exp.Lambda(this=check, expressions=[exp.to_identifier(s_var)]),
     )
     t_var = low.fresh("t")
     after = shape.read(t_var, entry).only(set(frame.values))
-    code = _ref(t_var, "code")
+    code = ref(t_var, "code")
     dispatch: list[tuple[exp.Expr, exp.Expr]] = []
     if has_return:
-        returned = exits.on_return(_ref(t_var, "ret"))
-        dispatch.append((exp.EQ(this=code.copy(), expression=_int(RETURNED)), returned))
+        returned = exits.on_return(ref(t_var, "ret"))
+        dispatch.append((exp.EQ(this=code.copy(), expression=num(RETURNED)), returned))
     for (kind, target), c in outer.items():
         dispatch.append(
-            (exp.EQ(this=code.copy(), expression=_int(c)), exits.on_jump(kind, target, after))
+            (exp.EQ(this=code.copy(), expression=num(c)), exits.on_jump(kind, target, after))
         )
-    return _let(fold, t_var, _case(dispatch, k(after)))
+    return let(fold, t_var, case(dispatch, k(after)))
 
 
 _FLIP = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE}
@@ -208,7 +203,7 @@ _NEGATE = {exp.GT: exp.LTE, exp.GTE: exp.LT, exp.LT: exp.GTE, exp.LTE: exp.GT}
 
 
 def _derive_bound(
-    low: _Lowering,
+    low: Lowerer,
     stmt: Loop,
     label: str | None,
     names: list[str],
@@ -218,7 +213,7 @@ def _derive_bound(
     """The number of iterations, as an expression of the values on entry, or None."""
     if isinstance(stmt, s.ForStmt):
         high, start = entry.values[_HIGH], entry.values[stmt.variable.value.lower()]
-        return exp.Add(this=exp.Sub(this=high, expression=start), expression=_int(1))
+        return exp.Add(this=exp.Sub(this=high, expression=start), expression=num(1))
     negate, extra, body = False, 0, stmt.body
     if isinstance(stmt, s.WhileStmt):
         condition = stmt.condition
@@ -265,13 +260,13 @@ def _derive_bound(
         else exp.Sub(this=start, expression=limit)
     )
     if op in (exp.GTE, exp.LTE):
-        gap = exp.Add(this=gap, expression=_int(1))
+        gap = exp.Add(this=gap, expression=num(1))
     size = abs(delta)
     steps: exp.Expr = gap
     if size > 1:  # ceil(gap / size), for a positive gap
-        rounded = exp.Paren(this=exp.Add(this=gap, expression=_int(size - 1)))
-        steps = exp.IntDiv(this=rounded, expression=_int(size))
-    return exp.Add(this=steps, expression=_int(extra)) if extra else steps
+        rounded = exp.Paren(this=exp.Add(this=gap, expression=num(size - 1)))
+        steps = exp.IntDiv(this=rounded, expression=num(size))
+    return exp.Add(this=steps, expression=num(extra)) if extra else steps
 
 
 def _counter(node: exp.Expr, names: list[str]) -> str | None:

@@ -1,13 +1,13 @@
-"""Run a Trino function's Spark form (translator.trino_routines.spark_form) on the test Spark."""
+"""Run a Trino function's Spark form (translator.dialects.trino.routines.spark_form) on the test Spark."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tests.spark_results import rows_as_strings
-from translator.trino_routines import spark_form
-from translator.trino_routines.expr_types import parse_type, spark_type
-from translator.trino_routines.syntax import parse_routine
+from translator.dialects.trino.routines import spark_form
+from translator.dialects.trino.routines.expr_types import parse_type, spark_type
+from translator.dialects.trino.routines.syntax import parse_routine
 
 
 def spark_ddl(trino_ddl: str) -> str:

@@ -1,7 +1,7 @@
 """Trino -> Spark meaning differences, each on a real Spark against Trino's documented result.
 
 One test per row of the table in translator/trino_routines/meaning.py (and the README): the
-Trino body is written in Spark by translator.trino_routines.spark_form, created on the test
+Trino body is written in Spark by translator.dialects.trino.routines.spark_form, created on the test
 Spark and called; the expected values are Trino's, from its docs (cited per case). Then the
 differences that are refused, with their reasons.
 """
@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.trino_spark import call
-from translator.trino_routines import routine_from_parts, spark_form
-from translator.trino_routines.syntax import parse_routine
+from tests.dialects.trino.spark_calls import call
+from translator.dialects.trino.routines import routine_from_parts, spark_form
+from translator.dialects.trino.routines.syntax import parse_routine
 
 pytestmark = pytest.mark.spark
 

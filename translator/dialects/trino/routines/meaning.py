@@ -25,7 +25,8 @@ Trino                             Trino's meaning                Spark written
 ``DECIMAL '10.5'``                decimal(3,1)                   ``CAST('10.5' AS DECIMAL(3,1))``
 ================================  =============================  ==============================
 
-Refused: a subscript or ``element_at`` on a value whose type is unknown, division where an
+Refused: ``AT TIME ZONE`` (Spark has no timestamp with a time zone), a subscript or
+``element_at`` on a value whose type is unknown, division where an
 operand's type is unknown or decimal (Trino and Spark round decimal quotients differently),
 ``truncate`` of a decimal, of an unknown type or with a scale.
 """
@@ -36,7 +37,7 @@ from collections.abc import Mapping
 
 from sqlglot import exp
 
-from translator.trino_routines.expr_types import INTEGER_TYPES, type_of
+from translator.dialects.trino.routines.expr_types import INTEGER_TYPES, type_of
 
 __all__ = ["Refused", "rewrite"]
 
@@ -108,6 +109,11 @@ def _rewrite_one(n: exp.Expr, types: Mapping[int, exp.DataType | None]) -> exp.E
         )
     if isinstance(n, exp.Trunc):
         return _truncate(n, types)
+    if isinstance(n, exp.AtTimeZone):
+        raise Refused(
+            f"{_text(n)}: Trino's AT TIME ZONE gives a timestamp with time zone, which Spark "
+            "does not have"
+        )
     if isinstance(n, exp.Cast | exp.TryCast):
         to = n.args.get("to")
         if isinstance(to, exp.DataType) and to.this == T.DECIMAL and not to.expressions:

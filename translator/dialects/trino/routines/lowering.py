@@ -29,60 +29,35 @@ Every expression is read with sqlglot and made to mean in Spark what it means in
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from typing import cast
 
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
-from translator.trino_routines import syntax as s
-from translator.trino_routines.analyzer import parse_expression
-from translator.trino_routines.expr_types import parse_type, spark_type, type_of
-from translator.trino_routines.meaning import Refused, rewrite
+from translator.dialects.trino.routines import syntax as s
+from translator.dialects.trino.routines.analyzer import parse_expression
+from translator.dialects.trino.routines.expr_types import parse_type, spark_type, type_of
+from translator.dialects.trino.routines.flow import (
+    BIND_ABOVE,
+    PLAIN,
+    RETURNED,
+    RUNNING,
+    Continuation,
+    Exits,
+    Frame,
+    Lowerer,
+    call,
+    case,
+    let,
+    num,
+    ref,
+    size,
+    wrap,
+)
+from translator.dialects.trino.routines.loops import StateShape, lower_loop
+from translator.dialects.trino.routines.meaning import Refused, rewrite
 
-__all__ = ["DERIVED_CAP", "UNBOUNDED_CAP", "lower_body"]
-
-#: Iterations a loop without a derivable bound may run in Spark before the call fails.
-UNBOUNDED_CAP = 10_000
-#: Iterations a loop with a derived bound may run (its sequence is built in memory).
-DERIVED_CAP = 1_000_000
-#: Above this size (characters of SQL), the variables' values are bound once with a let.
-BIND_ABOVE = 1_500
-
-RUNNING, FINISHED, RETURNED = 0, 1, 2
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """The variables in scope at one point: their current values and their Trino types."""
-
-    values: Mapping[str, exp.Expr]
-    types: Mapping[str, exp.DataType]
-
-    def set(self, name: str, value: exp.Expr, t: exp.DataType | None = None) -> Frame:
-        values, types = dict(self.values), dict(self.types)
-        values[name] = value
-        if t is not None:
-            types[name] = t
-        return Frame(values, types)
-
-    def only(self, names: Iterable[str]) -> Frame:
-        keep = set(names)
-        return Frame(
-            {k: v for k, v in self.values.items() if k in keep},
-            {k: v for k, v in self.types.items() if k in keep},
-        )
-
-
-Continuation = Callable[[Frame], exp.Expr]
-
-
-@dataclass(slots=True)
-class _Exits:
-    """What a statement list does on RETURN, LEAVE and ITERATE (the enclosing construct)."""
-
-    on_return: Callable[[exp.Expr], exp.Expr]
-    on_jump: Callable[[str, str, Frame], exp.Expr]  # (LEAVE|ITERATE, label, frame)
+__all__ = ["lower_body"]
 
 
 def lower_body(routine: s.Routine) -> exp.Expr:
@@ -95,58 +70,16 @@ def lower_body(routine: s.Routine) -> exp.Expr:
     return _Lowering(routine).run()
 
 
-def _call(name: str, *args: exp.Expr) -> exp.Expr:
-    return exp.Anonymous(this=name, expressions=list(args))
-
-
-def _ref(var: str, name: str) -> exp.Expr:
-    """``var.name``: a field of a lambda's state struct."""
-    return exp.Column(this=exp.to_identifier(name), table=exp.to_identifier(var))
-
-
-def _int(value: int) -> exp.Expr:
-    return exp.Literal.number(value)
-
-
-def _let(value: exp.Expr, var: str, body: exp.Expr) -> exp.Expr:
-    """``let var = value in body``, as Spark writes it: a one-element transform."""
-    lam = exp.Lambda(this=body, expressions=[exp.to_identifier(var)])
-    return _call("element_at", _call("transform", _call("array", value), lam), _int(1))
-
-
-def _case(branches: Sequence[tuple[exp.Expr, exp.Expr]], default: exp.Expr) -> exp.Expr:
-    if not branches:
-        return default
-    ifs = [exp.If(this=c, true=v) for c, v in branches]
-    return exp.Case(ifs=ifs, default=default)
-
-
-def _wrap(e: exp.Expr) -> exp.Expr:
-    """``e`` where an operand goes: in parentheses unless it is one term already."""
-    atomic = exp.Column | exp.Literal | exp.Paren | exp.Func | exp.Dot | exp.Bracket | exp.Null
-    return e if isinstance(e, atomic) and not isinstance(e, exp.Case) else exp.Paren(this=e)
-
-
-def _size(e: exp.Expr) -> int:
-    return len(e.sql(dialect="spark"))
-
-
-_PLAIN = re.compile(r"[a-z_][a-z0-9_]*")
-
-
-@dataclass(slots=True)
-class _Loop:
-    label: str | None
-    #: Jumps to outer labels this loop's body makes: (kind, label) -> exit code.
-    outer: dict[tuple[str, str], int] = field(default_factory=dict)
-
-
 class _Lowering:
     def __init__(self, routine: s.Routine) -> None:
         self.r = routine
         self.counter = 0
-        self.return_type = parse_type(routine.return_type)
-        self.unbounded_depth = 0
+        self.return_type: exp.DataType = parse_type(routine.return_type)
+        self.unbounded_depth: int = 0
+
+    def lowerer(self) -> Lowerer:
+        """This lowering as :mod:`.loops` sees it (mypy does not match the protocol itself)."""
+        return cast(Lowerer, self)
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -156,11 +89,14 @@ class _Lowering:
         values: dict[str, exp.Expr] = {}
         types: dict[str, exp.DataType] = {}
         for name, type_text in self.r.parameters:
+            try:
+                types[name.value.lower()] = parse_type(type_text)
+            except (SqlglotError, ValueError):
+                raise Refused(f"sqlglot cannot read the type {type_text}") from None
             values[name.value.lower()] = exp.column(
-                exp.to_identifier(name.value, quoted=not _PLAIN.fullmatch(name.value))
+                exp.to_identifier(name.value, quoted=not PLAIN.fullmatch(name.value))
             )
-            types[name.value.lower()] = parse_type(type_text)
-        exits = _Exits(self.returned, self.no_jump)
+        exits = Exits(self.returned, self.no_jump)
         assert isinstance(self.r.body, s.Block)
         return self.statement(self.r.body, Frame(values, types), exits, self.fell_off)
 
@@ -196,9 +132,9 @@ class _Lowering:
         def visit(node: exp.Expr) -> exp.Expr:
             if isinstance(node, exp.Column) and not node.args.get("db"):
                 if not node.table and node.name.lower() in frame.values:
-                    return _wrap(frame.values[node.name.lower()].copy())
+                    return wrap(frame.values[node.name.lower()].copy())
                 if node.table and node.table.lower() in frame.values:
-                    base = _wrap(frame.values[node.table.lower()].copy())
+                    base = wrap(frame.values[node.table.lower()].copy())
                     return exp.Dot(this=base, expression=node.this.copy())
             return node
 
@@ -214,16 +150,14 @@ class _Lowering:
     # -- statements ---------------------------------------------------------------------------
 
     def statements(
-        self, stmts: tuple[s.Statement, ...], frame: Frame, exits: _Exits, k: Continuation
+        self, stmts: tuple[s.Statement, ...], frame: Frame, exits: Exits, k: Continuation
     ) -> exp.Expr:
         if not stmts:
             return k(frame)
         head, rest = stmts[0], stmts[1:]
         return self.statement(head, frame, exits, lambda f: self.statements(rest, f, exits, k))
 
-    def statement(
-        self, stmt: s.Statement, frame: Frame, exits: _Exits, k: Continuation
-    ) -> exp.Expr:
+    def statement(self, stmt: s.Statement, frame: Frame, exits: Exits, k: Continuation) -> exp.Expr:
         if isinstance(stmt, s.Return):
             return exits.on_return(self.typed_value(stmt.value, frame, self.return_type))
         if isinstance(stmt, s.SetStmt):
@@ -245,11 +179,9 @@ class _Lowering:
                     (s.Expr(f"({operand.text}) = ({w.text})", w.offset), body) for w, body in whens
                 ]
             return self.branches(whens, stmt.otherwise, frame, exits, k)
-        from translator.trino_routines.loops import lower_loop
+        return lower_loop(self.lowerer(), stmt, frame, exits, k)
 
-        return lower_loop(self, stmt, frame, exits, k)
-
-    def block(self, block: s.Block, frame: Frame, exits: _Exits, k: Continuation) -> exp.Expr:
+    def block(self, block: s.Block, frame: Frame, exits: Exits, k: Continuation) -> exp.Expr:
         outer = set(frame.values)
         inner = frame
         for d in block.declarations:
@@ -265,7 +197,7 @@ class _Lowering:
     def bound(self, frame: Frame, k: Continuation) -> exp.Expr:
         """``k(frame)``, with large values bound once (a let) instead of copied at every use."""
         big = [n for n, v in frame.values.items() if not isinstance(v, exp.Column | exp.Literal)]
-        if sum(_size(frame.values[n]) for n in big) <= BIND_ABOVE:
+        if sum(size(frame.values[n]) for n in big) <= BIND_ABOVE:
             return k(frame)
         var = self.fresh("t")
         fields = {n: f"v{i}" for i, n in enumerate(big)}
@@ -274,15 +206,15 @@ class _Lowering:
             args += [exp.Literal.string(fields[n]), self.cast(frame.values[n], frame.types[n])]
         bound = frame
         for n in big:
-            bound = bound.set(n, _ref(var, fields[n]))
-        return _let(_call("named_struct", *args), var, k(bound))
+            bound = bound.set(n, ref(var, fields[n]))
+        return let(call("named_struct", *args), var, k(bound))
 
     def branches(
         self,
         branches: list[tuple[s.Expr, tuple[s.Statement, ...]]],
         otherwise: tuple[s.Statement, ...] | None,
         frame: Frame,
-        exits: _Exits,
+        exits: Exits,
         k: Continuation,
     ) -> exp.Expr:
         """IF / CASE statements: a CASE expression; the rest of the body is lowered once."""
@@ -298,7 +230,7 @@ class _Lowering:
         if len(falls) <= 1:
             rest = k(falls[0]) if falls else None
             results = [_fill(r, rest) for r in lowered]
-            return _case(list(zip(conditions, results[:-1], strict=True)), results[-1])
+            return case(list(zip(conditions, results[:-1], strict=True)), results[-1])
         if all(isinstance(r, exp.Placeholder) for r in lowered):  # straight-line branches
             merged = frame
             for name in frame.values:
@@ -307,7 +239,7 @@ class _Lowering:
                     merged = merged.set(name, values[-1])
                 else:
                     merged = merged.set(
-                        name, _case(list(zip(conditions, values[:-1], strict=True)), values[-1])
+                        name, case(list(zip(conditions, values[:-1], strict=True)), values[-1])
                     )
             return self.bound(merged, k)
         return self.join(conditions, bodies, frame, exits, k)
@@ -317,37 +249,35 @@ class _Lowering:
         conditions: list[exp.Expr],
         bodies: list[tuple[s.Statement, ...]],
         frame: Frame,
-        exits: _Exits,
+        exits: Exits,
         k: Continuation,
     ) -> exp.Expr:
         """Branches that both exit and fall through in several places: each computes a state
         struct; the struct is bound once and dispatched on."""
-        from translator.trino_routines.loops import StateShape
-
-        shape = StateShape(self, frame, has_return=True)
+        shape = StateShape(self.lowerer(), frame, has_return=True)
         jumps: dict[tuple[str, str], int] = {}
 
         def jump(kind: str, label: str, f: Frame) -> exp.Expr:
             code = jumps.setdefault((kind, label), 3 + len(jumps))
-            return shape.build(_int(code), f)
+            return shape.build(num(code), f)
 
-        inner = _Exits(lambda v: shape.build(_int(RETURNED), frame, ret=v), jump)
+        inner = Exits(lambda v: shape.build(num(RETURNED), frame, ret=v), jump)
         results = [
-            self.statements(body, frame, inner, lambda f: shape.build(_int(RUNNING), f))
+            self.statements(body, frame, inner, lambda f: shape.build(num(RUNNING), f))
             for body in bodies
         ]
         var = self.fresh("t")
         after = shape.read(var, frame)
-        code = _ref(var, "code")
+        code = ref(var, "code")
         dispatch = [
-            (exp.EQ(this=code.copy(), expression=_int(RETURNED)), exits.on_return(_ref(var, "ret")))
+            (exp.EQ(this=code.copy(), expression=num(RETURNED)), exits.on_return(ref(var, "ret")))
         ]
         for (kind, label), c in jumps.items():
             dispatch.append(
-                (exp.EQ(this=code.copy(), expression=_int(c)), exits.on_jump(kind, label, after))
+                (exp.EQ(this=code.copy(), expression=num(c)), exits.on_jump(kind, label, after))
             )
-        body = _case(dispatch, k(after))
-        return _let(_case(list(zip(conditions, results[:-1], strict=True)), results[-1]), var, body)
+        body = case(dispatch, k(after))
+        return let(case(list(zip(conditions, results[:-1], strict=True)), results[-1]), var, body)
 
 
 def _fill(tree: exp.Expr, rest: exp.Expr | None) -> exp.Expr:

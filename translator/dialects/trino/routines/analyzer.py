@@ -35,15 +35,15 @@ from sqlglot import exp
 from sqlglot.dialects.trino import Trino
 from sqlglot.errors import SqlglotError
 
-from translator.errors import Position, position_at
-from translator.trino_routines import syntax as s
-from translator.trino_routines.expr_types import (
+from translator.dialects.trino.routines import syntax as s
+from translator.dialects.trino.routines.expr_types import (
     can_coerce,
     common_super_type,
     display,
     parse_type,
     type_of,
 )
+from translator.errors import Position, position_at
 
 __all__ = ["RoutineProblem", "TrinoAsWritten", "analyze", "analyze_routine", "parse_expression"]
 
@@ -84,10 +84,14 @@ def analyze(text: str, *, inline: bool = False, header: bool = True) -> RoutineP
 
 
 def analyze_routine(
-    routine: s.Routine, *, inline: bool = False, header: bool = True
+    routine: s.Routine, *, inline: bool = False, header: bool = True, determinism: bool = True
 ) -> RoutineProblem | None:
+    """:func:`analyze` of a routine already read; ``determinism=False`` leaves out the check of
+    DETERMINISTIC against the body (for a body judged apart from its characteristics)."""
     try:
-        _Analyzer(routine, inline, header).run()
+        analyzer = _Analyzer(routine, inline, header)
+        analyzer.check_determinism = determinism
+        analyzer.run()
     except _Rejected as e:
         return RoutineProblem(e.code, e.message, e.offset, routine.text)
     return None
@@ -200,6 +204,7 @@ class _Analyzer:
         self.r = routine
         self.inline = inline
         self.header = header
+        self.check_determinism = True
         self.facts = _Facts()
         self.return_type: exp.DataType | None = None
 
@@ -223,7 +228,8 @@ class _Analyzer:
             self.block(body, scope)
         else:
             self.expect(body.value, scope, self.return_type, "Value of RETURN")
-        self.determinism()
+        if self.check_determinism:
+            self.determinism()
 
     def return_offset(self) -> int:
         m = re.search(r"(?i)\breturns\b", _masked(self.r.text))

@@ -17,7 +17,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from translator.grammar import load_parser, parse_with, token_end, token_start
+from translator.dialects.grammar import load_parser, parse_with, token_end, token_start
 
 __all__ = [
     "Block",
@@ -38,6 +38,7 @@ __all__ = [
     "Statement",
     "WhileStmt",
     "parse_routine",
+    "read_routine",
 ]
 
 
@@ -190,7 +191,12 @@ def parse_routine(text: str) -> Routine:
     Raises :class:`translator.errors.SqlSyntaxError` where the grammar does not take the text,
     and ``ValueError`` for a statement that is not a CREATE FUNCTION.
     """
-    tree = parse_with(load_parser("trino", "start", positions=False), text)
+    return read_routine(text, parse_with(load_parser("trino", "start", positions=False), text))
+
+
+def read_routine(text: str, tree: Tree[Token]) -> Routine:
+    """The routine of ``tree``, the grammar's parse of the statement ``text`` (the front end
+    hands over the tree it parsed: the statement is not parsed twice)."""
     create = tree.children[0]
     if not isinstance(create, Tree) or create.data != "create_function":
         raise ValueError("not a CREATE FUNCTION statement")

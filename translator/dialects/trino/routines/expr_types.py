@@ -98,10 +98,8 @@ def can_coerce(source: exp.DataType, target: exp.DataType) -> bool:
             # Narrowing is not judged: Trino's docs assign integer literals to tinyint
             # variables (DECLARE a tinyint DEFAULT 6), so a literal may narrow.
             return True
-        if t == T.DECIMAL:
-            digits, scale = _decimal(target)
-            return digits - scale >= _INTEGER_DIGITS[s]
-        return t in (T.FLOAT, T.DOUBLE) or t not in (*_NUMERIC, *_TEXT, T.BOOLEAN)
+        # Any decimal: whether a small integer fits a narrow decimal is left to Trino.
+        return t in (T.DECIMAL, T.FLOAT, T.DOUBLE) or t not in (*_NUMERIC, *_TEXT, T.BOOLEAN)
     if s == T.DECIMAL:
         if t == T.DECIMAL:
             (p1, s1), (p2, s2) = _decimal(source), _decimal(target)

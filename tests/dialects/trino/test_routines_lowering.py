@@ -1,4 +1,4 @@
-"""Compound Trino bodies lowered to one Spark expression (translator.trino_routines.lowering).
+"""Compound Trino bodies lowered to one Spark expression (translator.dialects.trino.routines.lowering).
 
 The lowered form of every Trino fixture with a compound body is snapshotted (each one read and
 checked by hand when written). Then the control flow the corpus hardly exercises runs on a real
@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from tests.conftest import FIXTURES
-from tests.trino_spark import call
+from tests.dialects.trino.spark_calls import call
+from translator.dialects.trino.lexical import TRINO
 from translator.script import split_statements
-from translator.trino_routines import spark_form
-from translator.trino_routines.syntax import Block, parse_routine
+from translator.dialects.trino.routines import spark_form
+from translator.dialects.trino.routines.syntax import Block, parse_routine
 
 COMPOUND = [
     p
@@ -28,7 +29,7 @@ COMPOUND = [
 def test_lowered_forms_of_the_fixtures(snapshot: Any) -> None:
     forms: dict[str, str] = {}
     for path in COMPOUND:
-        for i, stmt in enumerate(split_statements(path.read_text())):
+        for i, stmt in enumerate(split_statements(path.read_text(), TRINO)):
             routine = parse_routine(stmt.text)
             if not isinstance(routine.body, Block):
                 continue
