@@ -1,4 +1,4 @@
-"""Run a Trino function's Spark form (translator.dialects.trino.routines.spark_form) on the test Spark."""
+"""Run a Trino function's Spark form (``routines.spark_form``) on the test Spark."""
 
 from __future__ import annotations
 

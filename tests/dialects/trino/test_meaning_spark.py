@@ -1,6 +1,6 @@
 """Trino -> Spark meaning differences, each on a real Spark against Trino's documented result.
 
-One test per row of the table in translator/trino_routines/meaning.py (and the README): the
+One test per row of the table in translator/dialects/trino/routines/meaning.py (and the README): the
 Trino body is written in Spark by translator.dialects.trino.routines.spark_form, created on the test
 Spark and called; the expected values are Trino's, from its docs (cited per case). Then the
 differences that are refused, with their reasons.

@@ -1,4 +1,4 @@
-"""Trino's routine analyzer, redone (translator.dialects.trino.routines.analyzer), against Trino's verdicts.
+"""Trino's routine analyzer, redone (``routines.analyzer``), against Trino's verdicts.
 
 Every SQL record of the Trino corpus: one Trino accepted must pass; one Trino rejected must be
 rejected with Trino's message, and with its code and position where the corpus has them. The
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from tests.conftest import SHARED
-from translator.errors import SqlSyntaxError
 from translator.dialects.trino.routines import analyze
+from translator.errors import SqlSyntaxError
 
 CORPUS = SHARED / "corpus" / "trino.jsonl"
 RECORDS: list[dict[str, Any]] = (

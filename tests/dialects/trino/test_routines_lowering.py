@@ -1,4 +1,4 @@
-"""Compound Trino bodies lowered to one Spark expression (translator.dialects.trino.routines.lowering).
+"""Compound Trino bodies lowered to one Spark expression (``routines.lowering``).
 
 The lowered form of every Trino fixture with a compound body is snapshotted (each one read and
 checked by hand when written). Then the control flow the corpus hardly exercises runs on a real
@@ -15,9 +15,9 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.dialects.trino.spark_calls import call
 from translator.dialects.trino.lexical import TRINO
-from translator.script import split_statements
 from translator.dialects.trino.routines import spark_form
 from translator.dialects.trino.routines.syntax import Block, parse_routine
+from translator.script import split_statements
 
 COMPOUND = [
     p

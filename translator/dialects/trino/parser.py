@@ -63,7 +63,8 @@ def parse_statement(stmt: StatementText, dialect: Dialect) -> Statement:
     ):
         # What Trino's analyzer rejects after parsing (the spec appendix's statements, which
         # Trino does not parse at all, are accepted with their warning instead).
-        check_statement(stmt.text, tree, stmt.position)
+        body_tree = statement.body.ast if statement.body.kind == "expression" else None
+        check_statement(stmt.text, tree, stmt.position, body_tree)
     return statement
 
 

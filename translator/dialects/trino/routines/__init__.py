@@ -53,14 +53,17 @@ __all__ = [
 ]
 
 
-def check_statement(text: str, tree: Tree[Token], base: Position | None) -> None:
+def check_statement(
+    text: str, tree: Tree[Token], base: Position | None, body_tree: exp.Expr | None = None
+) -> None:
     """Raise :class:`RoutineError` where Trino's analyzer rejects the routine of ``tree`` (the
     grammar's parse of the ``CREATE FUNCTION`` statement ``text``, which starts at ``base`` in
     its script), with Trino's message, placed where Trino places it.
 
     Only the body is judged: the front end checks the clauses and the type names itself.
+    ``body_tree`` is sqlglot's tree of a RETURN body, which the front end has read already.
     """
-    problem = analyze_routine(read_routine(text, tree), header=False)
+    problem = analyze_routine(read_routine(text, tree), header=False, body_tree=body_tree)
     if problem is None:
         return
     local = position_at(text, problem.offset)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -84,13 +85,20 @@ def analyze(text: str, *, inline: bool = False, header: bool = True) -> RoutineP
 
 
 def analyze_routine(
-    routine: s.Routine, *, inline: bool = False, header: bool = True, determinism: bool = True
+    routine: s.Routine,
+    *,
+    inline: bool = False,
+    header: bool = True,
+    determinism: bool = True,
+    body_tree: exp.Expr | None = None,
 ) -> RoutineProblem | None:
     """:func:`analyze` of a routine already read; ``determinism=False`` leaves out the check of
-    DETERMINISTIC against the body (for a body judged apart from its characteristics)."""
+    DETERMINISTIC against the body (for a body judged apart from its characteristics);
+    ``body_tree`` is sqlglot's tree of a RETURN body, when the caller has one already."""
     try:
         analyzer = _Analyzer(routine, inline, header)
         analyzer.check_determinism = determinism
+        analyzer.body_tree = body_tree
         analyzer.run()
     except _Rejected as e:
         return RoutineProblem(e.code, e.message, e.offset, routine.text)
@@ -165,9 +173,13 @@ def _typed_decimal(m: re.Match[str]) -> str:
     return f"CAST('{number}' AS decimal({precision},{scale}))"
 
 
+@lru_cache(maxsize=1024)
 def parse_expression(text: str) -> exp.Expr | None:
     """A Trino expression as sqlglot reads it (subscripts as written, typed decimal literals
-    with their precision), or None where sqlglot cannot read it."""
+    with their precision), or None where sqlglot cannot read it.
+
+    Cached: the analyzer and the lowering read the same expressions. Callers never change the
+    tree they get (the rewrites work on copies)."""
     try:
         text = _DECIMAL_LITERAL.sub(_typed_decimal, text)
         node = sqlglot.parse_one(text, read=TrinoAsWritten)
@@ -205,6 +217,7 @@ class _Analyzer:
         self.inline = inline
         self.header = header
         self.check_determinism = True
+        self.body_tree: exp.Expr | None = None
         self.facts = _Facts()
         self.return_type: exp.DataType | None = None
 
@@ -227,7 +240,7 @@ class _Analyzer:
                 )
             self.block(body, scope)
         else:
-            self.expect(body.value, scope, self.return_type, "Value of RETURN")
+            self.expect(body.value, scope, self.return_type, "Value of RETURN", self.body_tree)
         if self.check_determinism:
             self.determinism()
 
@@ -403,8 +416,15 @@ class _Analyzer:
 
     # -- expressions --------------------------------------------------------------------------
 
-    def expect(self, e: s.Expr, scope: _Scope, expected: exp.DataType | None, what: str) -> None:
-        actual = self.expression(e, scope)
+    def expect(
+        self,
+        e: s.Expr,
+        scope: _Scope,
+        expected: exp.DataType | None,
+        what: str,
+        tree: exp.Expr | None = None,
+    ) -> None:
+        actual = self.expression(e, scope, tree)
         if actual is None or expected is None or can_coerce(actual, expected):
             return
         raise self.reject(
@@ -413,15 +433,18 @@ class _Analyzer:
             e.offset,
         )
 
-    def expression(self, e: s.Expr, scope: _Scope) -> exp.DataType | None:
-        """Check ``e`` (queries, names, calls) and return its type where it can be derived."""
+    def expression(
+        self, e: s.Expr, scope: _Scope, tree: exp.Expr | None = None
+    ) -> exp.DataType | None:
+        """Check ``e`` (queries, names, calls) and return its type where it can be derived;
+        ``tree`` is sqlglot's reading of it, when there is one already."""
         masked = _masked(e.text)
         query = _QUERY.search(masked)
         if query is not None:
             raise self.reject(
                 "NOT_SUPPORTED", "Queries are not allowed in functions", e.offset + query.start()
             )
-        node = parse_expression(e.text)
+        node = tree if tree is not None else parse_expression(e.text)
         if node is None:
             self.facts.unknown = True
             return None
