@@ -47,19 +47,27 @@ def test_register_current_versions_and_as_of(spark: Any, tmp_path: Path) -> None
         "WHILE i < n DO SET i = i + 1; END WHILE; RETURN i; END",
         "trino",
     ).raise_for_errors()
+    wh.apply(
+        "CREATE FUNCTION pipe_div(a decimal(10,2), b decimal(10,2)) RETURNS decimal(10,2) "
+        "RETURN a / b",
+        "trino",
+    ).raise_for_errors()
     try:
         reg = register_functions(spark, tmp_path / "wh")
-        assert reg.created == ["default.pipe_add"]
-        # A compound Trino body has no Spark form: reported, never skipped silently.
-        assert "default.pipe_loop" in reg.failed
-        assert "BEGIN ... END" in reg.failed["default.pipe_loop"]
+        # A compound Trino body is lowered to one Spark expression.
+        assert reg.created == ["default.pipe_add", "default.pipe_loop"]
+        # A Trino body with no Spark form: reported, never skipped silently.
+        assert "default.pipe_div" in reg.failed
+        assert "decimal division" in reg.failed["default.pipe_div"]
         assert spark.sql("SELECT default.pipe_add(1)").collect()[0][0] == 101
+        assert spark.sql("SELECT default.pipe_loop(5)").collect()[0][0] == 5
 
         old = register_functions(spark, wh, names=["pipe_add"], as_of=first)
         assert old.created == ["pipe_add"] and not old.failed
         assert spark.sql("SELECT default.pipe_add(1)").collect()[0][0] == 2
     finally:
         spark.sql("DROP FUNCTION IF EXISTS default.pipe_add")
+        spark.sql("DROP FUNCTION IF EXISTS default.pipe_loop")
 
 
 def test_register_refuses_what_it_cannot_find(spark: Any, tmp_path: Path) -> None:

@@ -209,8 +209,16 @@ def transpile_body(
     target: str,
     parameters: Sequence[str],
     parameter_types: Mapping[str, IcebergType] | None = None,
+    name: str = "",
+    return_type: IcebergType | None = None,
 ) -> Transpiled:
     """``text`` (parsed as ``ast`` in ``source``) in ``target``, only if it is valid there.
+
+    A Trino body is written in Spark by the Trino dialect's routine compiler
+    (:func:`translator.dialects.trino.routines.spark_body`), not by sqlglot alone: what sqlglot
+    writes would not always mean what Trino means (a 1-based subscript, an integer division), and
+    a compound body must first become one expression. That needs the function's ``name`` and
+    ``return_type``. The checks below then apply to its result as to sqlglot's.
 
     Valid means: sqlglot generates it without an unsupported-feature error, the result parses in
     the target dialect, it refers to exactly the parameters the source refers to, and it calls no
@@ -218,14 +226,31 @@ def transpile_body(
     does not know through unchanged). Calls that are no built-in of either engine are taken for
     user-defined functions and noted.
     """
-    if kind == "compound":
+    trino_to_spark = (
+        source == "trino"
+        and target == "spark"
+        and kind in ("expression", "compound")
+        and return_type is not None
+    )
+    if kind == "compound" and not trino_to_spark:
         return Transpiled(None, f"a compound BEGIN ... END body has no {target} form")
-    if ast is None:
+    if ast is None and kind != "compound":
         return Transpiled(
             None, f"sqlglot could not parse the {source} body, so it cannot be transpiled"
         )
     try:
-        if parameter_types:
+        if trino_to_spark:
+            # Imported here: the Trino dialect itself uses this module (parse_body).
+            from translator.dialects.trino.routines import spark_body
+
+            assert return_type is not None
+            types = parameter_types or {}
+            params = [(p, types[p]) for p in parameters if p in types]
+            form = spark_body(name, params, return_type, text, kind)
+            if form.sql is None:
+                return Transpiled(None, form.reason)
+            sql = form.sql
+        elif parameter_types:
             typed = _typed_copy(ast, parameter_types)
             sql = typed.sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
         else:
@@ -245,9 +270,10 @@ def transpile_body(
     if back is None:
         return Transpiled(None, f"the {target} text is empty")
     wanted = {p.lower() for p in parameters}
-    before = parameter_references(ast, parameters)
     columns, free, lambda_vars = _bare_columns(back)
-    after = {name.lower() for name in columns if name.lower() in wanted}
+    after = {c.lower() for c in columns if c.lower() in wanted}
+    # A lowered compound body is built from its parameters and lambda variables only.
+    before = parameter_references(ast, parameters) if ast is not None else after
     if before != after:
         return Transpiled(
             None,
@@ -263,6 +289,16 @@ def transpile_body(
                 f"the body refers to {', '.join(sorted(strays))}, which "
                 + ("is not a parameter" if len(strays) == 1 else "are not parameters"),
             )
+    if target == "trino" and kind == "query" and return_type is not None:
+        return Transpiled(None, "Trino would reject it: Queries are not allowed in functions")
+    if target == "trino" and kind == "expression" and return_type is not None:
+        from translator.dialects.trino.routines import trino_objection
+
+        types = parameter_types or {}
+        params = [(p, types[p]) for p in parameters if p in types]
+        objection = trino_objection(name, params, return_type, sql)
+        if objection is not None:
+            return Transpiled(None, objection)
     missing, user = _function_availability(tokens, source, target)
     if missing:
         return Transpiled(

@@ -136,6 +136,8 @@ def representations(
                 target=target,
                 parameters=names,
                 parameter_types={p.name: p.type for p in stmt.parameters},
+                name=stmt.function_name,
+                return_type=stmt.return_type,
             )
             result_sql, reason = t.sql, t.reason
             warnings += [

@@ -142,6 +142,9 @@ def _transpiled(
             target=target,
             parameters=[p.name for p in d.parameters],
             parameter_types={p.name: p.iceberg_type for p in d.parameters},
+            name=name[-1],
+            # A table function's body is not a routine body (the target refuses it itself).
+            return_type=d.iceberg_return_type if d.function_type == "udf" else None,
         )
         if t.sql is not None:
             warnings.append(

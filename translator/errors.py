@@ -15,6 +15,7 @@ __all__ = [
     "MergeError",
     "MetadataError",
     "Position",
+    "RoutineError",
     "SqlSyntaxError",
     "TranslatorError",
     "UnsupportedError",
@@ -114,6 +115,25 @@ class BodyError(TranslatorError):
 class UnsupportedNameError(UnsupportedError):
     """A function name the target engine cannot write as given (its number of parts): the
     command line can then say how to give another."""
+
+
+class RoutineError(TranslatorError):
+    """A routine the engine's own analyzer rejects after parsing (Trino: a compound body that
+    does not end in RETURN, an unknown variable, a query in a routine...). ``engine_code`` is
+    the engine's error code (``MISSING_RETURN``, ``TYPE_MISMATCH``...)."""
+
+    code = "routine"
+
+    def __init__(
+        self,
+        message: str,
+        position: Position | None = None,
+        *,
+        source_line: str | None = None,
+        engine_code: str = "",
+    ) -> None:
+        super().__init__(message, position, source_line=source_line)
+        self.engine_code = engine_code
 
 
 class MetadataError(TranslatorError):

@@ -15,7 +15,7 @@ from tests.conftest import FIXTURES
 from tests.dialects import harness
 from tests.emit_helpers import spec_of
 from translator.dialects.trino import DIALECT, iceberg_to_trino_type, trino_type_to_iceberg
-from translator.errors import SqlSyntaxError, UnsupportedError
+from translator.errors import RoutineError, SqlSyntaxError, UnsupportedError
 from translator.frontend import ParsedScript, parse_script
 from translator.ir import CreateFunction, DropFunction, SkippedStatement
 from translator.types import (
@@ -99,7 +99,7 @@ def test_invalid_fixture(path: Path) -> None:
     parsed = _parse(text, path.name)
     assert len(parsed.errors) == 1, [s.to_dict() for s in parsed.statements]
     err = parsed.errors[0]
-    assert isinstance(err, SqlSyntaxError | UnsupportedError)
+    assert isinstance(err, SqlSyntaxError | UnsupportedError | RoutineError)
     assert err.position is not None
     assert (err.position.line, err.position.column, err.position.file) == (line, column, path.name)
     rendered = str(err)
@@ -138,9 +138,9 @@ def test_appendix_statement_is_accepted_with_warnings() -> None:
 
 def test_characteristics() -> None:
     stmt = _only_function(
-        "CREATE FUNCTION f(x int) RETURNS int COMMENT 'c' RETURNS NULL ON NULL INPUT "
+        "CREATE FUNCTION f(x int) RETURNS double COMMENT 'c' RETURNS NULL ON NULL INPUT "
         "NOT DETERMINISTIC LANGUAGE sql SECURITY definer WITH (weight = 42, \"Cost\" = 'low') "
-        "RETURN x"
+        "RETURN x * random()"
     )
     assert stmt.doc == "c"
     assert stmt.on_null_input == "return-null"
@@ -217,12 +217,14 @@ def test_unparseable_expression_body_is_flagged_not_rejected() -> None:
     assert stmt.body.ast is None and stmt.body.parse_error
 
 
-def test_missing_return_is_a_warning() -> None:
-    stmt = _only_function(
-        "CREATE FUNCTION f(a int) RETURNS int BEGIN IF a = 0 THEN RETURN 1; END IF; END"
+def test_missing_return_is_trino_s_error() -> None:
+    parsed = _parse(
+        "CREATE FUNCTION f(a int) RETURNS int BEGIN IF a = 0 THEN RETURN 1; END IF; END", "f.sql"
     )
-    (warning,) = stmt.warnings
-    assert warning.code == "trino-rejects" and "must end in a RETURN" in warning.message
+    (err,) = parsed.errors
+    assert isinstance(err, RoutineError) and err.engine_code == "MISSING_RETURN"
+    assert err.message == "Function must end in a RETURN statement"
+    assert err.position is not None and (err.position.line, err.position.column) == (1, 38)
 
 
 def test_python_routine_is_refused() -> None:

@@ -98,15 +98,18 @@ class FunctionAssembler:
         )
 
     def characteristics_by_key(self) -> dict[str, Characteristic]:
-        """Each characteristic once: Trino rejects a repeated one ("Multiple ... clauses")."""
+        """Each characteristic once: Trino's analyzer rejects a repeated one, in its words
+        ("Multiple language clauses specified"); the error points at the repeat and says where
+        the first one is."""
         out: dict[str, Characteristic] = {}
         given = ([self.early] if self.early else []) + self.characteristics
         for c in given:
             if c.key in out:
                 first = self.b.position(out[c.key].offset)
+                family = _TRINO_CLAUSE.get(c.key, c.label)
                 raise self.b.syntax_error(
-                    f"multiple {c.label} clauses: the first is at line {first.line}, "
-                    f"column {first.column}",
+                    f"Multiple {family} clauses specified (the first is at line {first.line}, "
+                    f"column {first.column})",
                     c.offset,
                 )
             out[c.key] = c
@@ -192,15 +195,6 @@ class FunctionAssembler:
             self.warn_not_trino(
                 "RETURN followed by a query: Trino accepts only an expression here",
                 part.span.start,
-            )
-        if part.kind == "compound" and not part.span.ends_in_return:
-            self.warnings.append(
-                Diagnostic(
-                    "trino-rejects",
-                    "the body does not end in a RETURN statement: Trino rejects it "
-                    '("Function must end in a RETURN statement")',
-                    self.b.position(part.span.end - len("END")),
-                )
             )
         ast, parse_error = parse_body(text, part.kind, NAME)
         if part.kind != "compound" and (ast is None or not _plainly_shaped(text)):
@@ -310,3 +304,14 @@ def check_name(b: Site, qname: QName) -> tuple[str, ...]:
         "function catalog.schema.name (three parts), an inline one by its name alone",
         qname.offset,
     )
+
+
+#: How Trino's analyzer names each clause family in "Multiple ... clauses specified".
+_TRINO_CLAUSE = {
+    "comment": "comment",
+    "language": "language",
+    "deterministic": "deterministic",
+    "on-null-input": "null-call",
+    "security": "security",
+    "properties": "properties",
+}

@@ -20,6 +20,7 @@ from translator.dialects.base import first_word
 from translator.dialects.grammar import load_parser, parse_with, token_end, token_start, transform
 from translator.dialects.trino.assemble import FunctionAssembler, Site, check_name
 from translator.dialects.trino.lexical import NAME, QUERY_WORDS
+from translator.dialects.trino.routines import check_statement
 from translator.dialects.trino.source import (
     BodyPart,
     Characteristic,
@@ -52,10 +53,19 @@ def parse_statement(stmt: StatementText, dialect: Dialect) -> Statement:
     for anything it cannot turn into IR; never another exception.
     """
     builder = Builder(stmt.text, stmt.position, dialect)
-    result = _run(builder, stmt.text, stmt.position, "start")
+    tree = _parse(stmt.text, stmt.position, "start")
+    result = transform(builder, tree, lambda: too_deep(stmt.position))
     if not isinstance(result, CreateFunction | DropFunction):  # pragma: no cover - grammar
         raise SqlSyntaxError("not a CREATE FUNCTION or DROP FUNCTION statement", stmt.position)
-    return result
+    statement: CreateFunction | DropFunction = result
+    if isinstance(statement, CreateFunction) and not any(
+        w.code == "not-trino-syntax" for w in statement.warnings
+    ):
+        # What Trino's analyzer rejects after parsing (the spec appendix's statements, which
+        # Trino does not parse at all, are accepted with their warning instead).
+        body_tree = statement.body.ast if statement.body.kind == "expression" else None
+        check_statement(stmt.text, tree, stmt.position, body_tree)
+    return statement
 
 
 def trino_type_to_iceberg(text: str) -> tuple[IcebergType, tuple[Diagnostic, ...]]:
@@ -69,14 +79,17 @@ def trino_type_to_iceberg(text: str) -> tuple[IcebergType, tuple[Diagnostic, ...
 
 def _run(builder: Builder, text: str, base: Position | None, start: str) -> Any:
     """Parse and transform, turning lark's exceptions into our own positioned errors."""
+    return transform(builder, _parse(text, base, start), lambda: too_deep(base))
+
+
+def _parse(text: str, base: Position | None, start: str) -> Tree[Token]:
     parser = load_parser(NAME, start, positions=False)
     try:
-        tree = parse_with(parser, text, base)
+        return parse_with(parser, text, base)
     except SqlSyntaxError as e:
         raise readable(e, parser, text, base) from None
     except RecursionError:
         raise too_deep(base) from None
-    return transform(builder, tree, lambda: too_deep(base))
 
 
 class Builder(Transformer[Token, Any], Site):

@@ -1,0 +1,181 @@
+"""Trino SQL routines: an analyzer with Trino's rules, and a lowering of compound bodies.
+
+A small compiler in four passes, each its own module:
+
+- :mod:`.syntax`: the AST of a routine (header and ``BEGIN ... END`` statements), built from
+  the Trino lark grammar's parse; expressions stay text, with their offsets.
+- :mod:`.expr_types`: Trino types of expressions where they can be derived (sqlglot trees).
+- :mod:`.analyzer`: Trino's routine analyzer (scopes, labels, RETURN, types, determinism),
+  with Trino's error codes, messages and positions.
+- :mod:`.lowering`: a compound body as one expression for an engine that cannot hold
+  statements (Spark): assignments substituted forward, branches as CASE, loops as folds.
+- :mod:`.meaning`: what a Trino expression means, written in Spark: 1-based subscripts, integer
+  division, ISO day of week...; a difference it cannot express refuses the body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lark import Token, Tree
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, SqlglotError
+
+from translator.dialects.trino.routines.analyzer import (
+    RoutineProblem,
+    analyze,
+    analyze_routine,
+    parse_expression,
+)
+from translator.dialects.trino.routines.expr_types import parse_type
+from translator.dialects.trino.routines.lowering import lower_body
+from translator.dialects.trino.routines.meaning import Refused, rewrite
+from translator.dialects.trino.routines.syntax import Block, Routine, parse_routine, read_routine
+from translator.errors import (
+    Position,
+    RoutineError,
+    TranslatorError,
+    UnsupportedError,
+    position_at,
+)
+from translator.types import IcebergType, PrimitiveType
+
+__all__ = [
+    "RoutineProblem",
+    "SparkForm",
+    "analyze",
+    "check_statement",
+    "routine_from_parts",
+    "spark_body",
+    "spark_form",
+    "trino_objection",
+]
+
+
+def check_statement(
+    text: str, tree: Tree[Token], base: Position | None, body_tree: exp.Expr | None = None
+) -> None:
+    """Raise :class:`RoutineError` where Trino's analyzer rejects the routine of ``tree`` (the
+    grammar's parse of the ``CREATE FUNCTION`` statement ``text``, which starts at ``base`` in
+    its script), with Trino's message, placed where Trino places it.
+
+    Only the body is judged: the front end checks the clauses and the type names itself.
+    ``body_tree`` is sqlglot's tree of a RETURN body, which the front end has read already.
+    """
+    problem = analyze_routine(read_routine(text, tree), header=False, body_tree=body_tree)
+    if problem is None:
+        return
+    local = position_at(text, problem.offset)
+    lines = text.splitlines() or [""]
+    line = lines[min(local.line, len(lines)) - 1]
+    if base is not None and local.line == 1:
+        line = " " * (base.column - 1) + line
+    raise RoutineError(
+        problem.message,
+        position_at(text, problem.offset, base=base),
+        source_line=line,
+        engine_code=problem.code,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SparkForm:
+    """A Trino body written as one Spark expression, or why there is none."""
+
+    sql: str | None
+    reason: str | None = None
+
+
+def routine_from_parts(
+    name: str, parameters: Sequence[tuple[str, str]], return_type: str, body: str, kind: str
+) -> Routine:
+    """The routine of a function known by its parts (Trino type spellings, the body as written;
+    ``kind`` is ``compound`` for a ``BEGIN ... END`` body, else the RETURN expression)."""
+    params = ", ".join('"' + n.replace('"', '""') + '" ' + t for n, t in parameters)
+    text = body if kind == "compound" else f"RETURN {body}"
+    quoted = '"' + name.replace('"', '""') + '"'
+    return parse_routine(f"CREATE FUNCTION {quoted}({params}) RETURNS {return_type}\n{text}")
+
+
+def _scope(routine: Routine) -> dict[str, exp.DataType]:
+    """The parameters' types, lower-cased names; a type sqlglot cannot read is left unknown."""
+    scope = {}
+    for name, text in routine.parameters:
+        try:
+            scope[name.value.lower()] = parse_type(text)
+        except (SqlglotError, ValueError):
+            continue
+    return scope
+
+
+def _trino_type(t: IcebergType) -> str:
+    """The Trino type of ``t``; Iceberg unknown is Trino's unknown (the type of NULL), which
+    Trino's Iceberg connector cannot store but a routine's parameter may have."""
+    from translator.dialects.trino.types import iceberg_to_trino_type
+
+    if t == PrimitiveType("unknown"):
+        return "unknown"
+    return iceberg_to_trino_type(t)
+
+
+def spark_body(
+    name: str,
+    parameters: Sequence[tuple[str, IcebergType]],
+    return_type: IcebergType,
+    body: str,
+    kind: str,
+) -> SparkForm:
+    """:func:`spark_form` of a function known by its IR parts (Iceberg types)."""
+    try:
+        params = [(n, _trino_type(t)) for n, t in parameters]
+        returns = _trino_type(return_type)
+    except UnsupportedError as e:
+        return SparkForm(None, e.message)
+    try:
+        routine = routine_from_parts(name, params, returns, body, kind)
+    except (TranslatorError, ValueError) as e:
+        return SparkForm(None, f"the body does not read as a Trino routine: {e}")
+    return spark_form(routine)
+
+
+def trino_objection(
+    name: str, parameters: Sequence[tuple[str, IcebergType]], return_type: IcebergType, body: str
+) -> str | None:
+    """Why Trino's analyzer would reject the expression ``body`` as the body of this function
+    (a query, an unknown name, a type), or None: a body written for Trino from another dialect
+    must pass it. Its characteristics are the emitter's business, not judged here."""
+    try:
+        params = [(n, _trino_type(t)) for n, t in parameters]
+        routine = routine_from_parts(name, params, _trino_type(return_type), body, "")
+    except (TranslatorError, ValueError):
+        return None  # a type Trino cannot write: the emitter refuses it, with its own reason
+    problem = analyze_routine(routine, header=False, determinism=False)
+    return None if problem is None else f"Trino would reject it: {problem.message}"
+
+
+def spark_form(routine: Routine) -> SparkForm:
+    """The routine's body in Spark, with Trino's meaning (:mod:`.meaning`); a compound body is
+    lowered to one expression first (:mod:`.lowering`). Refused, with the reason, where that
+    cannot be done."""
+    try:
+        if isinstance(routine.body, Block):
+            tree = lower_body(routine)
+        else:
+            node = parse_expression(routine.body.value.text)
+            if node is None:
+                return SparkForm(None, "sqlglot cannot read the body")
+            tree = rewrite(node, _scope(routine))
+        own = routine.name[-1].lower()
+        for call in tree.find_all(exp.Anonymous):
+            if str(call.name).lower() == own:
+                return SparkForm(
+                    None,
+                    f"the body calls {call.name}, the function's own name: Spark has neither "
+                    "overloads nor recursive SQL functions",
+                )
+        return SparkForm(tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE))
+    except Refused as e:
+        return SparkForm(None, e.reason)
+    except SqlglotError as e:
+        return SparkForm(None, f"sqlglot cannot write it in Spark: {str(e).splitlines()[0]}")

@@ -1,0 +1,508 @@
+"""Trino's routine analyzer, redone: the checks Trino makes after parsing a SQL routine.
+
+Trino parses a routine, then analyzes it before it stores or runs it. This module makes the same
+checks, in Trino's order, and reports the first failure as Trino does: its error code, its
+message as users see it, and the place it points at (:class:`RoutineProblem`).
+
+1. The clauses (when the routine is defined): one clause per characteristic ("Multiple
+   language clauses specified"...), no ``WITH (...)`` properties on a SQL routine, parameters
+   named once; an inline (``WITH FUNCTION``) routine has no ``SECURITY``.
+2. The types named in the header, then "Function must end in a RETURN statement": the body's
+   *last statement* must be a RETURN (an IF that returns on every branch does not count).
+3. The statements, in order, with scopes: a block opens a scope for its variables, a loop one
+   for its label. A name is declared once along a scope chain (a nested block may not redeclare
+   an outer variable; sibling blocks may reuse one), a SET target and an ITERATE/LEAVE label
+   must be visible. Each expression is read with sqlglot: no query anywhere ("Queries are not
+   allowed in functions"), every name known, and its type, where :mod:`.expr_types` can derive
+   it, must be what the statement needs (a boolean condition, a value coercible to the variable,
+   the DEFAULT, the RETURN type).
+4. Determinism: DETERMINISTIC (the default) on a body that calls a non-deterministic function,
+   or NOT DETERMINISTIC on one whose every call is known to be deterministic, is an error.
+
+Where a type or a function's determinism cannot be derived, the check is skipped: the analyzer
+never rejects what Trino might accept. It is a model of Trino's analyzer, tested against the
+corpus of routines Trino accepted and rejected (``tests/test_trino_routine_analyzer.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.trino import Trino
+from sqlglot.errors import SqlglotError
+
+from translator.dialects.trino.routines import syntax as s
+from translator.dialects.trino.routines.expr_types import (
+    can_coerce,
+    common_super_type,
+    display,
+    parse_type,
+    type_of,
+)
+from translator.errors import Position, position_at
+
+__all__ = ["RoutineProblem", "TrinoAsWritten", "analyze", "analyze_routine", "parse_expression"]
+
+
+@dataclass(frozen=True, slots=True)
+class RoutineProblem:
+    """Trino's verdict on a routine it rejects: ``code`` is Trino's error code."""
+
+    code: str
+    message: str
+    offset: int
+    text: str = field(repr=False, compare=False)
+
+    @property
+    def position(self) -> Position:
+        return position_at(self.text, self.offset)
+
+    def __str__(self) -> str:
+        p = self.position
+        return f"{self.code}: line {p.line}:{p.column}: {self.message}"
+
+
+class _Rejected(Exception):
+    def __init__(self, code: str, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.code, self.message, self.offset = code, message, offset
+
+
+def analyze(text: str, *, inline: bool = False, header: bool = True) -> RoutineProblem | None:
+    """Trino's first objection to the ``CREATE FUNCTION`` statement ``text``, or None.
+
+    ``inline``: the routine is a ``WITH FUNCTION`` one (Trino refuses SECURITY there).
+    ``header=False`` leaves the clauses and the type names to the caller (the front end judges
+    those itself): only the body is analyzed, an unknown type being taken as unknown.
+    The statement must parse (:func:`.syntax.parse_routine` raises otherwise).
+    """
+    return analyze_routine(s.parse_routine(text), inline=inline, header=header)
+
+
+def analyze_routine(
+    routine: s.Routine,
+    *,
+    inline: bool = False,
+    header: bool = True,
+    determinism: bool = True,
+    body_tree: exp.Expr | None = None,
+) -> RoutineProblem | None:
+    """:func:`analyze` of a routine already read; ``determinism=False`` leaves out the check of
+    DETERMINISTIC against the body (for a body judged apart from its characteristics);
+    ``body_tree`` is sqlglot's tree of a RETURN body, when the caller has one already."""
+    try:
+        analyzer = _Analyzer(routine, inline, header)
+        analyzer.check_determinism = determinism
+        analyzer.body_tree = body_tree
+        analyzer.run()
+    except _Rejected as e:
+        return RoutineProblem(e.code, e.message, e.offset, routine.text)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Expressions
+
+
+@dataclass(slots=True)
+class _Scope:
+    variables: dict[str, exp.DataType]
+    labels: set[str]
+
+    def child(self) -> _Scope:
+        return _Scope(dict(self.variables), set(self.labels))
+
+
+_QUERY = re.compile(r"(?i)\(\s*(?:select|with|values|table)\b")
+_MASK = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*[\s\S]*?\*/")
+
+#: Trino built-ins that are not deterministic.
+NON_DETERMINISTIC = frozenset({"rand", "random", "uuid", "shuffle"})
+#: Type names Trino knows (a name outside these is "Unknown type").
+KNOWN_TYPES = frozenset(
+    {
+        "boolean", "tinyint", "smallint", "integer", "int", "bigint", "real", "double",
+        "decimal", "numeric", "varchar", "char", "varbinary", "json", "date", "time",
+        "timestamp", "interval", "array", "map", "row", "uuid", "ipaddress", "hyperloglog",
+        "p4hyperloglog", "qdigest", "tdigest", "setdigest", "geometry", "sphericalgeography",
+        "unknown", "color", "bingtile", "kdbtree", "variant", "number", "double precision",
+    }
+)  # fmt: skip
+
+
+def _masked(text: str) -> str:
+    """``text`` with strings, quoted names and comments blanked out (same length)."""
+    return _MASK.sub(lambda m: " " * len(m.group()), text)
+
+
+class TrinoAsWritten(Trino):
+    """Trino, except that subscripts are kept as written (1-based).
+
+    sqlglot's Trino parser turns ``a[1]`` into its 0-based ``a[0]`` only where it guesses
+    ``a`` is an array (a map with integer keys is shifted too, a computed index is not):
+    :mod:`.meaning` rewrites every subscript itself, knowing the types.
+    """
+
+    INDEX_OFFSET = 0
+
+
+#: A typed decimal literal (``DECIMAL '10.5'``), or a string or comment to step over.
+_DECIMAL_LITERAL = re.compile(
+    r"(?i)\bdecimal\s*'\s*([+-]?)(\d*)(?:\.(\d*))?\s*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\""
+    r"|--[^\n]*|/\*[\s\S]*?\*/"
+)
+
+
+def _typed_decimal(m: re.Match[str]) -> str:
+    """``DECIMAL '10.5'`` as the cast it means, ``CAST('10.5' AS decimal(3,1))``: sqlglot reads
+    it as a cast to bare DECIMAL, which is decimal(38,0) in Trino and decimal(10,0) in Spark
+    (both round 10.5 to 11)."""
+    if m.group(2) is None:  # a string or comment
+        return m.group()
+    sign, whole, frac = m.group(1), m.group(2), m.group(3) or ""
+    if not whole and not frac:
+        return m.group()
+    scale = len(frac)
+    precision = max(len(whole.lstrip("0")) + scale, scale, 1)
+    number = f"{sign}{whole or '0'}" + (f".{frac}" if frac else "")
+    return f"CAST('{number}' AS decimal({precision},{scale}))"
+
+
+@lru_cache(maxsize=1024)
+def parse_expression(text: str) -> exp.Expr | None:
+    """A Trino expression as sqlglot reads it (subscripts as written, typed decimal literals
+    with their precision), or None where sqlglot cannot read it.
+
+    Cached: the analyzer and the lowering read the same expressions. Callers never change the
+    tree they get (the rewrites work on copies)."""
+    try:
+        text = _DECIMAL_LITERAL.sub(_typed_decimal, text)
+        node = sqlglot.parse_one(text, read=TrinoAsWritten)
+    except (SqlglotError, RecursionError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return None if isinstance(node, exp.Command) else node
+
+
+@dataclass(slots=True)
+class _Facts:
+    """What the expressions of a routine tell about determinism."""
+
+    nondeterministic: bool = False
+    #: A call whose determinism is unknown (a user function, a lambda's function).
+    unknown: bool = False
+
+
+def _lambda_names(node: exp.Expr) -> set[str]:
+    return {i.name.lower() for lam in node.find_all(exp.Lambda) for i in lam.expressions}
+
+
+def _function_name(node: exp.Expr) -> str:
+    if isinstance(node, exp.Anonymous):
+        return str(node.name).lower()
+    return str(node.key).lower()
+
+
+# ---------------------------------------------------------------------------------------------
+# The analyzer
+
+
+class _Analyzer:
+    def __init__(self, routine: s.Routine, inline: bool, header: bool = True) -> None:
+        self.r = routine
+        self.inline = inline
+        self.header = header
+        self.check_determinism = True
+        self.body_tree: exp.Expr | None = None
+        self.facts = _Facts()
+        self.return_type: exp.DataType | None = None
+
+    def reject(self, code: str, message: str, offset: int) -> _Rejected:
+        return _Rejected(code, message, offset)
+
+    def run(self) -> None:
+        if self.header:
+            self.clauses()
+        self.return_type = self.type_named(self.r.return_type, self.return_offset())
+        scope = _Scope({}, set())
+        for name, type_text in self.r.parameters:
+            t = self.type_named(type_text, name.offset)
+            scope.variables[name.value.lower()] = t if t is not None else parse_type("unknown")
+        body = self.r.body
+        if isinstance(body, s.Block):
+            if not body.statements or not isinstance(body.statements[-1], s.Return):
+                raise self.reject(
+                    "MISSING_RETURN", "Function must end in a RETURN statement", body.offset
+                )
+            self.block(body, scope)
+        else:
+            self.expect(body.value, scope, self.return_type, "Value of RETURN", self.body_tree)
+        if self.check_determinism:
+            self.determinism()
+
+    def return_offset(self) -> int:
+        m = re.search(r"(?i)\breturns\b", _masked(self.r.text))
+        return m.start() if m else self.r.function_offset
+
+    # -- clauses ------------------------------------------------------------------------------
+
+    def clauses(self) -> None:
+        by_kind: dict[str, list[s.Characteristic]] = {}
+        for c in self.r.characteristics:
+            by_kind.setdefault(c.kind, []).append(c)
+        at = self.r.function_offset
+        if len(by_kind.get("language", [])) > 1:
+            raise self.reject("SYNTAX_ERROR", "Multiple language clauses specified", at)
+        language = by_kind.get("language", [None])[0]
+        if language is not None and language.value != "SQL":
+            raise self.reject("NOT_SUPPORTED", f"Unsupported language: {language.value}", at)
+        props = by_kind.get("properties", [])
+        if len(props) > 1:
+            raise self.reject("SYNTAX_ERROR", "Multiple properties clauses specified", at)
+        if props:
+            raise self.reject(
+                "INVALID_FUNCTION_PROPERTY",
+                "Function language 'SQL' does not support properties",
+                props[0].value,
+            )
+        seen: set[str] = set()
+        for name, _type in self.r.parameters:
+            if not name.value:
+                raise self.reject(
+                    "INVALID_ARGUMENTS", "Function parameters must have a name", name.offset
+                )
+            if name.value.lower() in seen:
+                raise self.reject(
+                    "INVALID_ARGUMENTS",
+                    f"Duplicate function parameter name: {name.value}",
+                    name.offset,
+                )
+            seen.add(name.value.lower())
+        for kind, label in (
+            ("null-call", "null-call"),
+            ("comment", "comment"),
+            ("deterministic", "deterministic"),
+            ("security", "security"),
+        ):
+            if len(by_kind.get(kind, [])) > 1:
+                raise self.reject("SYNTAX_ERROR", f"Multiple {label} clauses specified", at)
+        if self.inline and by_kind.get("security"):
+            raise self.reject(
+                "NOT_SUPPORTED", "Security mode not supported for inline functions", at
+            )
+
+    def type_named(self, text: str, offset: int) -> exp.DataType | None:
+        base = re.split(r"[\s(<]", text.strip().lower(), maxsplit=1)[0].strip('"')
+        if text.strip().lower().startswith("double precision"):
+            base = "double"
+        if base not in KNOWN_TYPES:
+            if not self.header:
+                return None
+            raise self.reject("TYPE_MISMATCH", f"Unknown type: {text}", offset)
+        try:
+            return parse_type(text)
+        except (SqlglotError, ValueError):
+            return None
+
+    # -- statements ---------------------------------------------------------------------------
+
+    def statements(self, stmts: tuple[s.Statement, ...], scope: _Scope) -> None:
+        for stmt in stmts:
+            self.statement(stmt, scope)
+
+    def block(self, block: s.Block, outer: _Scope) -> None:
+        scope = outer.child()
+        for d in block.declarations:
+            t = self.type_named(d.type, d.offset)
+            if d.default is not None:
+                self.expect(d.default, scope, t, "Value of DEFAULT")
+            for name in d.names:
+                if name.value.lower() in scope.variables:
+                    raise self.reject(
+                        "ALREADY_EXISTS",
+                        f"Variable already declared in this scope: {name.value}",
+                        name.offset,
+                    )
+                scope.variables[name.value.lower()] = t if t is not None else parse_type("unknown")
+        self.statements(block.statements, scope)
+
+    def statement(self, stmt: s.Statement, scope: _Scope) -> None:
+        boolean = parse_type("boolean")
+        if isinstance(stmt, s.Block):
+            self.block(stmt, scope)
+        elif isinstance(stmt, s.Return):
+            self.expect(stmt.value, scope, self.return_type, "Value of RETURN")
+        elif isinstance(stmt, s.SetStmt):
+            target = scope.variables.get(stmt.target.value.lower())
+            if stmt.target.value.lower() not in scope.variables:
+                raise self.reject(
+                    "NOT_FOUND",
+                    f"Variable cannot be resolved: {stmt.target.value}",
+                    stmt.target.offset,
+                )
+            self.expect(stmt.value, scope, target, f"Value of SET '{stmt.target.value}'")
+        elif isinstance(stmt, s.IfStmt):
+            for i, (cond, body) in enumerate(stmt.branches):
+                what = "Condition of IF statement" if i == 0 else "Condition of ELSEIF clause"
+                self.expect(cond, scope, boolean, what)
+                self.statements(body, scope)
+            if stmt.otherwise is not None:
+                self.statements(stmt.otherwise, scope)
+        elif isinstance(stmt, s.CaseStmt):
+            self.case(stmt, scope)
+        elif isinstance(stmt, s.Leave | s.Iterate):
+            if stmt.label.value.lower() not in scope.labels:
+                raise self.reject(
+                    "NOT_FOUND", f"Label not defined: {stmt.label.value}", stmt.label.offset
+                )
+        else:
+            self.loop(stmt, scope)
+
+    def case(self, stmt: s.CaseStmt, scope: _Scope) -> None:
+        if stmt.operand is not None:
+            value = self.expression(stmt.operand, scope)
+            for when, _body in stmt.whens:
+                when_type = self.expression(when, scope)
+                if value is None or when_type is None:
+                    continue
+                if common_super_type(value, when_type) is None:
+                    raise self.reject(
+                        "TYPE_MISMATCH",
+                        f"WHEN clause value must evaluate to CASE value type {display(value)} "
+                        f"(actual: {display(when_type)})",
+                        when.offset,
+                    )
+        else:
+            for when, _body in stmt.whens:
+                self.expect(when, scope, parse_type("boolean"), "Condition of WHEN clause")
+        for _when, body in stmt.whens:
+            self.statements(body, scope)
+        if stmt.otherwise is not None:
+            self.statements(stmt.otherwise, scope)
+
+    def loop(
+        self, stmt: s.LoopStmt | s.WhileStmt | s.RepeatStmt | s.ForStmt, outer: _Scope
+    ) -> None:
+        scope = outer.child()
+        if stmt.label is not None:
+            if stmt.label.value.lower() in scope.labels:
+                raise self.reject(
+                    "ALREADY_EXISTS",
+                    f"Label already declared in this scope: {stmt.label.value}",
+                    stmt.label.offset,
+                )
+            scope.labels.add(stmt.label.value.lower())
+        boolean = parse_type("boolean")
+        if isinstance(stmt, s.WhileStmt):
+            self.expect(stmt.condition, scope, boolean, "Condition of WHILE statement")
+        elif isinstance(stmt, s.RepeatStmt):
+            self.expect(stmt.until, scope, boolean, "Condition of REPEAT statement")
+        elif isinstance(stmt, s.ForStmt):
+            bigint = parse_type("bigint")
+            self.expect(stmt.low, scope, bigint, "Start of FOR range")
+            self.expect(stmt.high, scope, bigint, "End of FOR range")
+            if stmt.variable.value.lower() in scope.variables:
+                raise self.reject(
+                    "ALREADY_EXISTS",
+                    f"Variable already declared in this scope: {stmt.variable.value}",
+                    stmt.variable.offset,
+                )
+            scope.variables[stmt.variable.value.lower()] = bigint
+        self.statements(stmt.body, scope)
+
+    # -- expressions --------------------------------------------------------------------------
+
+    def expect(
+        self,
+        e: s.Expr,
+        scope: _Scope,
+        expected: exp.DataType | None,
+        what: str,
+        tree: exp.Expr | None = None,
+    ) -> None:
+        actual = self.expression(e, scope, tree)
+        if actual is None or expected is None or can_coerce(actual, expected):
+            return
+        raise self.reject(
+            "TYPE_MISMATCH",
+            f"{what} must evaluate to {display(expected)} (actual: {display(actual)})",
+            e.offset,
+        )
+
+    def expression(
+        self, e: s.Expr, scope: _Scope, tree: exp.Expr | None = None
+    ) -> exp.DataType | None:
+        """Check ``e`` (queries, names, calls) and return its type where it can be derived;
+        ``tree`` is sqlglot's reading of it, when there is one already."""
+        masked = _masked(e.text)
+        query = _QUERY.search(masked)
+        if query is not None:
+            raise self.reject(
+                "NOT_SUPPORTED", "Queries are not allowed in functions", e.offset + query.start()
+            )
+        node = tree if tree is not None else parse_expression(e.text)
+        if node is None:
+            self.facts.unknown = True
+            return None
+        self.names(node, e, masked, scope.variables)
+        self.calls(node)
+        return type_of(node, scope.variables)
+
+    def names(
+        self, node: exp.Expr, e: s.Expr, masked: str, variables: Mapping[str, object]
+    ) -> None:
+        lambdas = _lambda_names(node)
+        for col in node.find_all(exp.Column):
+            name = (col.table or col.name).lower()
+            if name in variables or name in lambdas or col.args.get("db"):
+                continue
+            raise self.reject(
+                "COLUMN_NOT_FOUND",
+                f"Column '{col.table or col.name}' cannot be resolved",
+                e.offset + _find_name(masked, col.table or col.name),
+            )
+
+    def calls(self, node: exp.Expr) -> None:
+        if any(True for _ in node.find_all(exp.Lambda)):
+            self.facts.unknown = True
+        for call in node.find_all(exp.Func):
+            if isinstance(call, exp.Cast | exp.TryCast | exp.Case | exp.If | exp.Array):
+                continue
+            name = _function_name(call)
+            if name in NON_DETERMINISTIC or isinstance(call, exp.Rand | exp.Uuid):
+                self.facts.nondeterministic = True
+            elif isinstance(call, (exp.Anonymous, *_TIME_DEPENDENT)):
+                self.facts.unknown = True
+
+    def determinism(self) -> None:
+        declared = True
+        for c in self.r.characteristics:
+            if c.kind == "deterministic":
+                declared = bool(c.value)
+        at = self.r.function_offset
+        if declared and self.facts.nondeterministic:
+            raise self.reject(
+                "INVALID_ARGUMENTS", "Non-deterministic function declared DETERMINISTIC", at
+            )
+        if not declared and not self.facts.nondeterministic and not self.facts.unknown:
+            raise self.reject(
+                "INVALID_ARGUMENTS", "Deterministic function declared NOT DETERMINISTIC", at
+            )
+
+
+#: Calls whose determinism Trino decides by its own rules (the current time): not judged.
+_TIME_DEPENDENT = (
+    exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.CurrentUser,
+)  # fmt: skip
+
+
+def _find_name(masked: str, name: str) -> int:
+    """Where ``name`` is used as a name (not a call, not after a dot) in the masked text."""
+    for m in re.finditer(rf"(?i)(?<![\w.]){re.escape(name)}(?!\w)", masked):
+        if not masked[m.end() :].lstrip().startswith("("):
+            return m.start()
+    return 0

@@ -1,0 +1,292 @@
+"""Trino's types of expressions, as far as they can be derived without Trino's catalog.
+
+Types are sqlglot ``DataType`` values built from Trino spellings. :func:`type_of` derives the
+Trino type of a sqlglot expression parsed in the Trino dialect, given the types of the names in
+scope; it answers None where it cannot tell (an unknown function, a lambda's variable). Every
+check and rewrite that depends on a type does nothing, or refuses, on None: a guess is never
+taken for a type.
+
+:func:`can_coerce` and :func:`common_super_type` follow Trino's implicit coercions
+(``TypeCoercion``) for the types derived here: integers go to other integers (narrowing is left
+to Trino: its docs assign integer literals to tinyint variables), decimals, real and double;
+decimals to real and double; ``varchar(n)`` to any ``varchar(m)`` with ``m >= n`` (an unbounded
+``varchar``, often a function result of unknown length, is not judged); ``unknown``
+(NULL) to anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+
+from sqlglot import exp
+
+__all__ = [
+    "INTEGER_TYPES",
+    "can_coerce",
+    "common_super_type",
+    "display",
+    "parse_type",
+    "spark_type",
+    "type_of",
+]
+
+T = exp.DataType.Type
+
+#: Trino's exact integer types, narrowest first.
+INTEGER_TYPES = (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT)
+_INTEGER_DIGITS = {T.TINYINT: 3, T.SMALLINT: 5, T.INT: 10, T.BIGINT: 19}
+_NUMERIC = (*INTEGER_TYPES, T.DECIMAL, T.FLOAT, T.DOUBLE)
+_TEXT = (T.VARCHAR, T.CHAR)
+
+
+@cache
+def parse_type(text: str) -> exp.DataType:
+    """A Trino type as written (``varchar(4)``, ``row(a int)``) as a sqlglot type."""
+    return exp.DataType.build(text, dialect="trino")
+
+
+def display(t: exp.DataType) -> str:
+    """The type as Trino's messages write it: ``integer``, ``varchar(4)``, ``decimal(3,1)``."""
+    return t.sql(dialect="trino").lower().replace(", ", ",")
+
+
+def spark_type(t: exp.DataType) -> str:
+    """The Spark type a lowered variable of Trino type ``t`` is kept in.
+
+    ``varchar(n)`` and ``char(n)`` become ``STRING``: Trino checks lengths when it analyzes the
+    routine, so a value in a variable already fits, and Spark would only add its own checks.
+    """
+    copy = t.copy()
+    for node in copy.find_all(exp.DataType):
+        if node.this in _TEXT:
+            node.set("this", T.TEXT)
+            node.set("expressions", [])
+    return copy.sql(dialect="spark")
+
+
+def _length(t: exp.DataType) -> int | None:
+    params = t.expressions
+    if not params:
+        return None
+    try:
+        return int(params[0].name)
+    except ValueError:
+        return None
+
+
+def _decimal(t: exp.DataType) -> tuple[int, int]:
+    if t.this in _INTEGER_DIGITS:
+        return _INTEGER_DIGITS[t.this], 0
+    params = [int(p.name) for p in t.expressions if p.name.isdigit()]
+    if not params:
+        return 38, 0
+    return params[0], params[1] if len(params) > 1 else 0
+
+
+def can_coerce(source: exp.DataType, target: exp.DataType) -> bool:
+    """Whether Trino coerces a value of ``source`` to ``target`` implicitly.
+
+    Only for the types this module derives; anything else (nested types, dates) counts as
+    coercible, so that no check rejects what Trino might accept.
+    """
+    s, t = source.this, target.this
+    if s == T.UNKNOWN or source == target:
+        return True
+    if s in INTEGER_TYPES:
+        if t in INTEGER_TYPES:
+            # Narrowing is not judged: Trino's docs assign integer literals to tinyint
+            # variables (DECLARE a tinyint DEFAULT 6), so a literal may narrow.
+            return True
+        # Any decimal: whether a small integer fits a narrow decimal is left to Trino.
+        return t in (T.DECIMAL, T.FLOAT, T.DOUBLE) or t not in (*_NUMERIC, *_TEXT, T.BOOLEAN)
+    if s == T.DECIMAL:
+        if t == T.DECIMAL:
+            (p1, s1), (p2, s2) = _decimal(source), _decimal(target)
+            return s2 >= s1 and p2 - s2 >= p1 - s1
+        return t in (T.FLOAT, T.DOUBLE) or t not in (*_NUMERIC, *_TEXT, T.BOOLEAN)
+    if s == T.FLOAT:
+        return t in (T.FLOAT, T.DOUBLE) or t not in (*_NUMERIC, *_TEXT, T.BOOLEAN)
+    if s in (T.DOUBLE, T.BOOLEAN):
+        return t == s or t not in (*_NUMERIC, *_TEXT, T.BOOLEAN)
+    if s in _TEXT:
+        if t in _TEXT:
+            # Only a known length is judged: the lengths of function results (upper(s) keeps
+            # s's) are not derived here, so an unbounded varchar may be a short one.
+            have, want = _length(source), _length(target)
+            return want is None or have is None or have <= want
+        return t not in (*_NUMERIC, T.BOOLEAN)
+    return True
+
+
+def common_super_type(a: exp.DataType, b: exp.DataType) -> exp.DataType | None:
+    """The type both coerce to, or None when Trino has none (``integer`` and ``varchar``)."""
+    if can_coerce(a, b):
+        return b
+    if can_coerce(b, a):
+        return a
+    if a.this in _NUMERIC and b.this in _NUMERIC:
+        return parse_type("double")
+    if a.this in _TEXT and b.this in _TEXT:
+        return parse_type("varchar")
+    if {a.this, b.this} <= {*_NUMERIC, *_TEXT, T.BOOLEAN}:
+        return None
+    return a  # nested or temporal types: not judged here
+
+
+def _numeric_result(a: exp.DataType | None, b: exp.DataType | None) -> exp.DataType | None:
+    """The type of ``a + b`` (and -, *, /, %) in Trino, for the numeric types derived here."""
+    if a is None or b is None:
+        return None
+    if a.this == T.UNKNOWN:
+        return b
+    if b.this == T.UNKNOWN:
+        return a
+    if a.this in INTEGER_TYPES and b.this in INTEGER_TYPES:
+        return a if INTEGER_TYPES.index(a.this) >= INTEGER_TYPES.index(b.this) else b
+    kinds = {a.this, b.this}
+    if not kinds <= set(_NUMERIC):
+        return None
+    if T.DOUBLE in kinds:
+        return parse_type("double")
+    if T.FLOAT in kinds:
+        return parse_type("real")
+    return None  # decimal arithmetic: precision rules not modelled
+
+
+def _literal(node: exp.Literal) -> exp.DataType:
+    text = node.this
+    if node.is_string:
+        return parse_type(f"varchar({len(text)})") if text else parse_type("varchar(0)")
+    if "e" in text.lower():
+        return parse_type("double")
+    if "." in text:
+        whole, _, frac = text.partition(".")
+        digits = len(whole.lstrip("0")) + len(frac)
+        return parse_type(f"decimal({max(digits, 1)},{len(frac)})")
+    value = int(text)
+    return parse_type("integer" if -(2**31) <= value < 2**31 else "bigint")
+
+
+#: Functions whose Trino result type does not depend on their arguments.
+_FIXED: dict[type[exp.Expr], str] = {
+    exp.Rand: "double",
+    exp.Length: "bigint",
+    exp.ArraySize: "bigint",
+    exp.DayOfWeekIso: "bigint",
+    exp.DayOfWeek: "bigint",
+    exp.DayOfMonth: "bigint",
+    exp.DayOfYear: "bigint",
+    exp.Year: "bigint",
+    exp.Month: "bigint",
+    exp.Format: "varchar",
+    exp.Substring: "varchar",
+    exp.Upper: "varchar",
+    exp.Lower: "varchar",
+    exp.Trim: "varchar",
+    exp.Concat: "varchar",
+    exp.DPipe: "varchar",
+    exp.ArrayToString: "varchar",
+    exp.RegexpLike: "boolean",
+    exp.Uuid: "uuid",
+    exp.Sqrt: "double",
+    exp.Pow: "double",
+    exp.Ln: "double",
+    exp.Exp: "double",
+}
+_BOOLEAN = (
+    exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.And, exp.Or, exp.Not, exp.Is,
+    exp.In, exp.Like, exp.ILike, exp.Between, exp.Exists, exp.Boolean, exp.NullSafeEQ,
+    exp.NullSafeNEQ,
+)  # fmt: skip
+#: Functions whose result has the type of their first argument.
+_SAME_AS_ARGUMENT = (exp.Abs, exp.Ceil, exp.Floor, exp.Neg, exp.Paren, exp.Round, exp.Sign)
+
+
+def type_of(node: exp.Expr, scope: Mapping[str, exp.DataType]) -> exp.DataType | None:
+    """The Trino type of ``node``; ``scope`` holds the names in scope (lower case)."""
+    if isinstance(node, exp.Literal):
+        return _literal(node)
+    if isinstance(node, exp.Null):
+        return parse_type("unknown")
+    if isinstance(node, _BOOLEAN):
+        return parse_type("boolean")
+    if isinstance(node, exp.Column):
+        if not node.table:
+            return scope.get(node.name.lower())
+        base = scope.get(node.table.lower())
+        return _field(base, node.name) if base is not None and not node.args.get("db") else None
+    if isinstance(node, exp.Dot):
+        return _field(type_of(node.this, scope), node.name)
+    if isinstance(node, exp.Cast | exp.TryCast):
+        to = node.args.get("to")
+        return to if isinstance(to, exp.DataType) else None
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
+        return _numeric_result(type_of(node.this, scope), type_of(node.expression, scope))
+    if isinstance(node, _SAME_AS_ARGUMENT):
+        return type_of(node.this, scope)
+    if isinstance(node, exp.Case | exp.If):
+        return _branches(node, scope)
+    for cls, name in _FIXED.items():
+        if isinstance(node, cls):
+            return parse_type(name)
+    if isinstance(node, exp.Array):
+        elements = [type_of(e, scope) for e in node.expressions]
+        if elements and all(e is not None for e in elements):
+            return exp.DataType(this=T.ARRAY, expressions=[elements[0]], nested=True)
+        return None
+    if isinstance(node, exp.Bracket):
+        return _subscript(node, scope)
+    if isinstance(node, _ARRAY_RESULT):  # an array; its element type is not derived
+        return exp.DataType(this=T.ARRAY, expressions=[parse_type("unknown")], nested=True)
+    return None
+
+
+_ARRAY_RESULT = (
+    exp.Transform, exp.ArrayFilter, exp.ArraySort, exp.Split,
+    exp.ArrayDistinct,
+)  # fmt: skip
+
+
+def _field(base: exp.DataType | None, name: str) -> exp.DataType | None:
+    if base is None or base.this != T.STRUCT:
+        return None
+    for f in base.expressions:
+        if isinstance(f, exp.ColumnDef) and f.name.lower() == name.lower():
+            kind = f.args.get("kind")
+            return kind if isinstance(kind, exp.DataType) else None
+    return None
+
+
+def _branches(node: exp.Expr, scope: Mapping[str, exp.DataType]) -> exp.DataType | None:
+    values: list[exp.Expr] = []
+    if isinstance(node, exp.Case):
+        values = [i.args["true"] for i in node.args.get("ifs") or []]
+    else:
+        values = [node.args["true"]]
+    if node.args.get("default") is not None:
+        values.append(node.args["default"])
+    result: exp.DataType | None = None
+    for v in values:
+        t = type_of(v, scope)
+        if t is None:
+            return None
+        if t.this == T.UNKNOWN:
+            continue
+        result = t if result is None else common_super_type(result, t)
+        if result is None:
+            return None
+    return result or parse_type("unknown")
+
+
+def _subscript(node: exp.Bracket, scope: Mapping[str, exp.DataType]) -> exp.DataType | None:
+    base = type_of(node.this, scope)
+    if base is None:
+        return None
+    if base.this == T.ARRAY and base.expressions:
+        element = base.expressions[0]
+        return element if isinstance(element, exp.DataType) else None
+    if base.this == T.MAP and len(base.expressions) == 2:
+        value = base.expressions[1]
+        return value if isinstance(value, exp.DataType) else None
+    return None

@@ -1,0 +1,292 @@
+"""A Trino compound body as one Spark expression that computes the same value.
+
+Spark cannot hold statements in a SQL function, so the body is compiled into an expression:
+
+- **Forward substitution.** Variables are not stored anywhere: at each point of the body the
+  lowering knows every variable's current value as an expression (a :class:`Frame`). ``DECLARE``
+  starts a value (its DEFAULT, or a typed NULL), ``SET`` replaces it (cast to the variable's
+  type, as Trino coerces it), and a use of the variable is replaced by its value.
+- **Continuations.** Each statement is lowered with what comes after it (a *continuation*, a
+  function of the frame). A RETURN ignores it: that is how an early RETURN cuts the rest off.
+  IF and CASE statements become CASE expressions whose branches each continue with the rest.
+- **Joins.** The rest of the body is never copied into several branches. When more than one
+  branch falls through, either the branches are straight-line code (each changed variable
+  becomes ``CASE WHEN c1 THEN v1 ... END``) or the branches compute a *state* struct (an exit
+  code, the variables, the RETURN value) that is bound once (``element_at(transform(array(s),
+  t -> ...), 1)``, Spark's let) and dispatched on.
+- **Loops** (WHILE, REPEAT, LOOP, FOR, with LEAVE and ITERATE) become a fold over a bounded
+  sequence: ``aggregate(sequence(1, n), init_state, (s, i) -> step, s -> check)``. The step
+  runs one iteration unless the state says the loop is over; LEAVE, ITERATE of an outer loop and
+  RETURN end it with their exit code, which the code after the fold dispatches on. ``n`` is a
+  bound on the number of iterations where one follows from the loop (``FOR i IN a TO b``; a
+  counter stepped by a constant toward a loop-invariant limit), else a fixed cap. Either way,
+  a loop still running after ``n`` steps raises an error (``raise_error``) instead of
+  returning a value: Spark's answer is Trino's answer, or an error, never another value.
+
+Every expression is read with sqlglot and made to mean in Spark what it means in Trino by
+:mod:`.meaning`; what cannot be lowered raises :class:`.meaning.Refused` with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from translator.dialects.trino.routines import syntax as s
+from translator.dialects.trino.routines.analyzer import parse_expression
+from translator.dialects.trino.routines.expr_types import parse_type, spark_type, type_of
+from translator.dialects.trino.routines.flow import (
+    BIND_ABOVE,
+    PLAIN,
+    RETURNED,
+    RUNNING,
+    Continuation,
+    Exits,
+    Frame,
+    Lowerer,
+    call,
+    case,
+    let,
+    num,
+    ref,
+    size,
+    wrap,
+)
+from translator.dialects.trino.routines.loops import StateShape, lower_loop
+from translator.dialects.trino.routines.meaning import Refused, rewrite
+
+__all__ = ["lower_body"]
+
+
+def lower_body(routine: s.Routine) -> exp.Expr:
+    """The compound body of ``routine`` as one expression, to be written as Spark SQL.
+
+    Raises :class:`Refused` with the reason when it cannot be lowered with Trino's meaning.
+    """
+    if not isinstance(routine.body, s.Block):
+        raise Refused("not a compound body")
+    return _Lowering(routine).run()
+
+
+class _Lowering:
+    def __init__(self, routine: s.Routine) -> None:
+        self.r = routine
+        self.counter = 0
+        self.return_type: exp.DataType = parse_type(routine.return_type)
+        self.unbounded_depth: int = 0
+
+    def lowerer(self) -> Lowerer:
+        """This lowering as :mod:`.loops` sees it (mypy does not match the protocol itself)."""
+        return cast(Lowerer, self)
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"__{prefix}{self.counter}"
+
+    def run(self) -> exp.Expr:
+        values: dict[str, exp.Expr] = {}
+        types: dict[str, exp.DataType] = {}
+        for name, type_text in self.r.parameters:
+            try:
+                types[name.value.lower()] = parse_type(type_text)
+            except (SqlglotError, ValueError):
+                raise Refused(f"sqlglot cannot read the type {type_text}") from None
+            values[name.value.lower()] = exp.column(
+                exp.to_identifier(name.value, quoted=not PLAIN.fullmatch(name.value))
+            )
+        exits = Exits(self.returned, self.no_jump)
+        assert isinstance(self.r.body, s.Block)
+        return self.statement(self.r.body, Frame(values, types), exits, self.fell_off)
+
+    def returned(self, value: exp.Expr) -> exp.Expr:
+        return value
+
+    def no_jump(self, kind: str, label: str, frame: Frame) -> exp.Expr:
+        raise Refused(f"{kind} {label} outside its loop")  # the analyzer rejects this first
+
+    def fell_off(self, frame: Frame) -> exp.Expr:
+        raise Refused("the body can end without a RETURN")
+
+    # -- values -------------------------------------------------------------------------------
+
+    def value(self, e: s.Expr, frame: Frame) -> exp.Expr:
+        """``e`` in Spark with Trino's meaning, each variable replaced by its current value."""
+        node = parse_expression(e.text)
+        if node is None:
+            raise Refused(f"sqlglot cannot read {e.text!r}")
+        spark = rewrite(node, frame.types)
+        return self.substitute(spark, frame)
+
+    def typed_value(self, e: s.Expr, frame: Frame, target: exp.DataType) -> exp.Expr:
+        """``e`` coerced to ``target`` as Trino coerces on SET, DEFAULT and RETURN."""
+        node = parse_expression(e.text)
+        actual = type_of(node, frame.types) if node is not None else None
+        value = self.value(e, frame)
+        if actual is not None and actual == target:
+            return value
+        return self.cast(value, target)
+
+    def substitute(self, tree: exp.Expr, frame: Frame) -> exp.Expr:
+        def visit(node: exp.Expr) -> exp.Expr:
+            if isinstance(node, exp.Column) and not node.args.get("db"):
+                if not node.table and node.name.lower() in frame.values:
+                    return wrap(frame.values[node.name.lower()].copy())
+                if node.table and node.table.lower() in frame.values:
+                    base = wrap(frame.values[node.table.lower()].copy())
+                    return exp.Dot(this=base, expression=node.this.copy())
+            return node
+
+        return tree.transform(visit, copy=True)
+
+    def cast(self, value: exp.Expr, t: exp.DataType) -> exp.Expr:
+        """``CAST(value AS <Spark type of t>)``, unless ``value`` is such a cast already."""
+        to = exp.DataType.build(spark_type(t), dialect="spark")
+        if isinstance(value, exp.Cast) and value.args.get("to") == to:
+            return value
+        return exp.Cast(this=value, to=to)
+
+    # -- statements ---------------------------------------------------------------------------
+
+    def statements(
+        self, stmts: tuple[s.Statement, ...], frame: Frame, exits: Exits, k: Continuation
+    ) -> exp.Expr:
+        if not stmts:
+            return k(frame)
+        head, rest = stmts[0], stmts[1:]
+        return self.statement(head, frame, exits, lambda f: self.statements(rest, f, exits, k))
+
+    def statement(self, stmt: s.Statement, frame: Frame, exits: Exits, k: Continuation) -> exp.Expr:
+        if isinstance(stmt, s.Return):
+            return exits.on_return(self.typed_value(stmt.value, frame, self.return_type))
+        if isinstance(stmt, s.SetStmt):
+            name = stmt.target.value.lower()
+            value = self.typed_value(stmt.value, frame, frame.types[name])
+            return self.bound(frame.set(name, value), k)
+        if isinstance(stmt, s.Leave | s.Iterate):
+            kind = "LEAVE" if isinstance(stmt, s.Leave) else "ITERATE"
+            return exits.on_jump(kind, stmt.label.value.lower(), frame)
+        if isinstance(stmt, s.Block):
+            return self.block(stmt, frame, exits, k)
+        if isinstance(stmt, s.IfStmt):
+            return self.branches(list(stmt.branches), stmt.otherwise, frame, exits, k)
+        if isinstance(stmt, s.CaseStmt):
+            whens = list(stmt.whens)
+            if stmt.operand is not None:
+                operand = stmt.operand
+                whens = [
+                    (s.Expr(f"({operand.text}) = ({w.text})", w.offset), body) for w, body in whens
+                ]
+            return self.branches(whens, stmt.otherwise, frame, exits, k)
+        return lower_loop(self.lowerer(), stmt, frame, exits, k)
+
+    def block(self, block: s.Block, frame: Frame, exits: Exits, k: Continuation) -> exp.Expr:
+        outer = set(frame.values)
+        inner = frame
+        for d in block.declarations:
+            t = parse_type(d.type)
+            for name in d.names:
+                if d.default is not None:  # evaluated with the block's earlier declarations
+                    value = self.typed_value(d.default, inner, t)
+                else:
+                    value = self.cast(exp.Null(), t)
+                inner = inner.set(name.value.lower(), value, t)
+        return self.statements(block.statements, inner, exits, lambda f: k(f.only(outer)))
+
+    def bound(self, frame: Frame, k: Continuation) -> exp.Expr:
+        """``k(frame)``, with large values bound once (a let) instead of copied at every use."""
+        big = [n for n, v in frame.values.items() if not isinstance(v, exp.Column | exp.Literal)]
+        if sum(size(frame.values[n]) for n in big) <= BIND_ABOVE:
+            return k(frame)
+        var = self.fresh("t")
+        fields = {n: f"v{i}" for i, n in enumerate(big)}
+        args: list[exp.Expr] = []
+        for n in big:
+            args += [exp.Literal.string(fields[n]), self.cast(frame.values[n], frame.types[n])]
+        bound = frame
+        for n in big:
+            bound = bound.set(n, ref(var, fields[n]))
+        return let(call("named_struct", *args), var, k(bound))
+
+    def branches(
+        self,
+        branches: list[tuple[s.Expr, tuple[s.Statement, ...]]],
+        otherwise: tuple[s.Statement, ...] | None,
+        frame: Frame,
+        exits: Exits,
+        k: Continuation,
+    ) -> exp.Expr:
+        """IF / CASE statements: a CASE expression; the rest of the body is lowered once."""
+        conditions = [self.value(c, frame) for c, _ in branches]
+        bodies = [body for _, body in branches] + [otherwise or ()]
+        falls: list[Frame] = []
+
+        def capture(f: Frame) -> exp.Expr:
+            falls.append(f)
+            return exp.Placeholder(this=f"fall{len(falls) - 1}")
+
+        lowered = [self.statements(body, frame, exits, capture) for body in bodies]
+        if len(falls) <= 1:
+            rest = k(falls[0]) if falls else None
+            results = [_fill(r, rest) for r in lowered]
+            return case(list(zip(conditions, results[:-1], strict=True)), results[-1])
+        if all(isinstance(r, exp.Placeholder) for r in lowered):  # straight-line branches
+            merged = frame
+            for name in frame.values:
+                values = [f.values[name] for f in falls]
+                if all(v.sql() == values[-1].sql() for v in values):
+                    merged = merged.set(name, values[-1])
+                else:
+                    merged = merged.set(
+                        name, case(list(zip(conditions, values[:-1], strict=True)), values[-1])
+                    )
+            return self.bound(merged, k)
+        return self.join(conditions, bodies, frame, exits, k)
+
+    def join(
+        self,
+        conditions: list[exp.Expr],
+        bodies: list[tuple[s.Statement, ...]],
+        frame: Frame,
+        exits: Exits,
+        k: Continuation,
+    ) -> exp.Expr:
+        """Branches that both exit and fall through in several places: each computes a state
+        struct; the struct is bound once and dispatched on."""
+        shape = StateShape(self.lowerer(), frame, has_return=True)
+        jumps: dict[tuple[str, str], int] = {}
+
+        def jump(kind: str, label: str, f: Frame) -> exp.Expr:
+            code = jumps.setdefault((kind, label), 3 + len(jumps))
+            return shape.build(num(code), f)
+
+        inner = Exits(lambda v: shape.build(num(RETURNED), frame, ret=v), jump)
+        results = [
+            self.statements(body, frame, inner, lambda f: shape.build(num(RUNNING), f))
+            for body in bodies
+        ]
+        var = self.fresh("t")
+        after = shape.read(var, frame)
+        code = ref(var, "code")
+        dispatch = [
+            (exp.EQ(this=code.copy(), expression=num(RETURNED)), exits.on_return(ref(var, "ret")))
+        ]
+        for (kind, label), c in jumps.items():
+            dispatch.append(
+                (exp.EQ(this=code.copy(), expression=num(c)), exits.on_jump(kind, label, after))
+            )
+        body = case(dispatch, k(after))
+        return let(case(list(zip(conditions, results[:-1], strict=True)), results[-1]), var, body)
+
+
+def _fill(tree: exp.Expr, rest: exp.Expr | None) -> exp.Expr:
+    """``tree`` with its one fall-through placeholder replaced by ``rest``."""
+    if rest is None:
+        return tree
+    if isinstance(tree, exp.Placeholder):
+        return rest
+    for p in tree.find_all(exp.Placeholder):
+        p.replace(rest)
+        break
+    return tree
