@@ -85,7 +85,7 @@ def test_a_compound_body_is_one_block() -> None:
         ("1 +", "ends in '+'"),
         ("(x", "closing ')'"),
         ("x)", "unmatched ')'"),
-        ("y", "refers to y"),
+        ("y", "refers to y"),  # Trino's analyzer words it "Column 'y' cannot be resolved"
         ("x + y + z", "refers to y, z"),
         ("DROP TABLE victim", "DROP statement"),
     ],
@@ -98,7 +98,12 @@ def test_a_broken_body_is_an_error(dialect: str, body: str, says: str) -> None:
         assert result.functions.get("f") is None
         # Trino's grammar places some of them itself, with a caret.
         placed = dialect == "trino" and all(isinstance(e, SqlSyntaxError) for e in result.errors)
-        assert result.errors and (placed or any(says in e.message for e in result.errors))
+        analyzer = dialect == "trino" and any(
+            "cannot be resolved" in e.message for e in result.errors
+        )
+        assert result.errors and (
+            placed or analyzer or any(says in e.message for e in result.errors)
+        )
 
 
 @pytest.mark.parametrize(
