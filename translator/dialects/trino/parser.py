@@ -300,10 +300,7 @@ class Builder(Transformer[Token, Any], Site):
 
     def block(self, children: list[Any]) -> Span:
         start, end = token_start(children[0]), token_end(children[-1])  # BEGIN ... END
-        lists = [c for c in children if isinstance(c, Tree) and c.data == "statement_list"]
-        last = lists[0].children[-1] if lists else None
-        ends_in_return = isinstance(last, Tree) and last.data == "return_stmt"
-        return Span(start, end, ends_in_return=ends_in_return)
+        return Span(start, end)
 
     def return_body(self, children: list[Token]) -> BodyPart:
         keyword, body = children

@@ -171,8 +171,6 @@ class Span:
     end: int
     #: An expression's tokens, flat (parentheses included as tokens).
     tokens: tuple[Token, ...] = ()
-    #: For a block: whether its last statement is a RETURN.
-    ends_in_return: bool = False
 
 
 @dataclass(slots=True)

@@ -1,16 +1,22 @@
 """Trino SQL routines: an analyzer with Trino's rules, and a lowering of compound bodies.
 
-A small compiler in four passes, each its own module:
+A small compiler: an AST, an analysis, a lowering, each in its own modules:
 
 - :mod:`.syntax`: the AST of a routine (header and ``BEGIN ... END`` statements), built from
   the Trino lark grammar's parse; expressions stay text, with their offsets.
-- :mod:`.expr_types`: Trino types of expressions where they can be derived (sqlglot trees).
+- :mod:`.reading`, :mod:`.expr_types`: expressions read with sqlglot; their Trino types where
+  they can be derived.
 - :mod:`.analyzer`: Trino's routine analyzer (scopes, labels, RETURN, types, determinism),
   with Trino's error codes, messages and positions.
-- :mod:`.lowering`: a compound body as one expression for an engine that cannot hold
-  statements (Spark): assignments substituted forward, branches as CASE, loops as folds.
+- :mod:`.lowering` (with :mod:`.flow`, its pieces, and :mod:`.loops`): a compound body as one
+  expression for an engine that cannot hold statements (Spark): assignments substituted
+  forward, branches as CASE, loops as folds over bounded sequences.
 - :mod:`.meaning`: what a Trino expression means, written in Spark: 1-based subscripts, integer
   division, ISO day of week...; a difference it cannot express refuses the body.
+
+The front end calls :func:`check_statement` on every Trino ``CREATE FUNCTION`` it parses;
+compile and emit call :func:`spark_body` for a Trino body's Spark form and
+:func:`trino_objection` for a body written in Trino from another dialect.
 """
 
 from __future__ import annotations
@@ -22,15 +28,11 @@ from lark import Token, Tree
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
-from translator.dialects.trino.routines.analyzer import (
-    RoutineProblem,
-    analyze,
-    analyze_routine,
-    parse_expression,
-)
+from translator.dialects.trino.routines.analyzer import RoutineProblem, analyze, analyze_routine
 from translator.dialects.trino.routines.expr_types import parse_type
 from translator.dialects.trino.routines.lowering import lower_body
 from translator.dialects.trino.routines.meaning import Refused, rewrite
+from translator.dialects.trino.routines.reading import parse_expression
 from translator.dialects.trino.routines.syntax import Block, Routine, parse_routine, read_routine
 from translator.errors import (
     Position,

@@ -23,7 +23,6 @@ import re
 from sqlglot import exp
 
 from translator.dialects.trino.routines import syntax as s
-from translator.dialects.trino.routines.analyzer import parse_expression
 from translator.dialects.trino.routines.expr_types import INTEGER_TYPES, parse_type
 from translator.dialects.trino.routines.flow import (
     DERIVED_CAP,
@@ -42,6 +41,7 @@ from translator.dialects.trino.routines.flow import (
     ref,
 )
 from translator.dialects.trino.routines.meaning import Refused, rewrite
+from translator.dialects.trino.routines.reading import parse_expression
 
 __all__ = ["StateShape", "lower_loop"]
 

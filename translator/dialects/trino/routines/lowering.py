@@ -35,7 +35,6 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from translator.dialects.trino.routines import syntax as s
-from translator.dialects.trino.routines.analyzer import parse_expression
 from translator.dialects.trino.routines.expr_types import parse_type, spark_type, type_of
 from translator.dialects.trino.routines.flow import (
     BIND_ABOVE,
@@ -56,6 +55,7 @@ from translator.dialects.trino.routines.flow import (
 )
 from translator.dialects.trino.routines.loops import StateShape, lower_loop
 from translator.dialects.trino.routines.meaning import Refused, rewrite
+from translator.dialects.trino.routines.reading import parse_expression
 
 __all__ = ["lower_body"]
 

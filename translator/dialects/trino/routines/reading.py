@@ -1,0 +1,66 @@
+"""Trino expressions as sqlglot reads them, for the analyzer and the lowering.
+
+Two things sqlglot's Trino reading changes are kept as written: subscripts (sqlglot makes
+``a[1]`` 0-based where it guesses ``a`` is an array) and typed decimal literals (sqlglot reads
+``DECIMAL '10.5'`` as a cast to a bare DECIMAL, which rounds it to 11).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.trino import Trino
+from sqlglot.errors import SqlglotError
+
+__all__ = ["TrinoAsWritten", "parse_expression"]
+
+
+class TrinoAsWritten(Trino):
+    """Trino, except that subscripts are kept as written (1-based).
+
+    sqlglot's Trino parser turns ``a[1]`` into its 0-based ``a[0]`` only where it guesses
+    ``a`` is an array (a map with integer keys is shifted too, a computed index is not):
+    :mod:`.meaning` rewrites every subscript itself, knowing the types.
+    """
+
+    INDEX_OFFSET = 0
+
+
+#: A typed decimal literal (``DECIMAL '10.5'``), or a string or comment to step over.
+_DECIMAL_LITERAL = re.compile(
+    r"(?i)\bdecimal\s*'\s*([+-]?)(\d*)(?:\.(\d*))?\s*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\""
+    r"|--[^\n]*|/\*[\s\S]*?\*/"
+)
+
+
+def _typed_decimal(m: re.Match[str]) -> str:
+    """``DECIMAL '10.5'`` as the cast it means, ``CAST('10.5' AS decimal(3,1))``: sqlglot reads
+    it as a cast to bare DECIMAL, which is decimal(38,0) in Trino and decimal(10,0) in Spark
+    (both round 10.5 to 11)."""
+    if m.group(2) is None:  # a string or comment
+        return m.group()
+    sign, whole, frac = m.group(1), m.group(2), m.group(3) or ""
+    if not whole and not frac:
+        return m.group()
+    scale = len(frac)
+    precision = max(len(whole.lstrip("0")) + scale, scale, 1)
+    number = f"{sign}{whole or '0'}" + (f".{frac}" if frac else "")
+    return f"CAST('{number}' AS decimal({precision},{scale}))"
+
+
+@lru_cache(maxsize=1024)
+def parse_expression(text: str) -> exp.Expr | None:
+    """A Trino expression as sqlglot reads it (subscripts as written, typed decimal literals
+    with their precision), or None where sqlglot cannot read it.
+
+    Cached: the analyzer and the lowering read the same expressions. Callers never change the
+    tree they get (the rewrites work on copies)."""
+    try:
+        text = _DECIMAL_LITERAL.sub(_typed_decimal, text)
+        node = sqlglot.parse_one(text, read=TrinoAsWritten)
+    except (SqlglotError, RecursionError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return None if isinstance(node, exp.Command) else node
