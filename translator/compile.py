@@ -138,6 +138,7 @@ def representations(
                 parameter_types={p.name: p.type for p in stmt.parameters},
                 name=stmt.function_name,
                 return_type=stmt.return_type,
+                prepare=engine.prepare_body,
             )
             result_sql, reason = t.sql, t.reason
             warnings += [

@@ -119,6 +119,12 @@ def _transpiled(
     target: str,
     warnings: list[Diagnostic],
 ) -> SqlRepresentation:
+    engine = get_dialect(target)
+    if d.function_type == "udtf" and not engine.table_functions:
+        raise UnsupportedError(
+            f"{version_label(name, d.definition_id, v.version_id)} is a table function: "
+            f"{engine.title} has no SQL table functions"
+        )
     sources = [r for r in v.representations if isinstance(r, SqlRepresentation)]
     reasons = []
     for src in sources:
@@ -145,6 +151,7 @@ def _transpiled(
             name=name[-1],
             # A table function's body is not a routine body (the target refuses it itself).
             return_type=d.iceberg_return_type if d.function_type == "udf" else None,
+            prepare=engine.prepare_body,
         )
         if t.sql is not None:
             warnings.append(

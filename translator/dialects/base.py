@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from translator.errors import Diagnostic
+from translator.query_free import QueryFree
 from translator.types import IcebergType, ListType, MapType, StructType
 
 if TYPE_CHECKING:
@@ -186,6 +187,12 @@ class Dialect:
         raise NotImplementedError
 
     # -- policies with a default --------------------------------------------------------------
+
+    def prepare_body(self, ast: Any, parameters: Sequence[str]) -> QueryFree:
+        """A body's sqlglot tree from another dialect, rewritten into what this engine accepts
+        before sqlglot writes it, or the reason it has no form here (Trino: no query in a
+        routine, its date_trunc units...). The base class takes the tree as it is."""
+        return QueryFree(ast)
 
     def deterministic_said(self, said: bool | None) -> bool | None:
         """What a statement's DETERMINISTIC clause (None: no clause) states, for the IR."""
