@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from translator.dialects.base import Rendered, RoutineSpec, walk_type
+from translator.dialects.base import PROPERTY_KEYS, Rendered, RoutineSpec, walk_type
 from translator.dialects.trino.bodies import (
     body_is_deterministic,
     query_in_body,
@@ -63,6 +63,7 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
         )
     if spec.on_null_input == "return-null":
         lines.append("  RETURNS NULL ON NULL INPUT")
+    lines += _characteristics(spec, lossy)
     if spec.body_kind == "compound":
         body = spec.body
     elif spec.body_kind == "query":
@@ -71,6 +72,34 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
         body = f"RETURN {return_operand(spec.body)}"
     lines.append("  " + body)
     return Rendered("\n".join(lines), tuple(lossy), tuple(notes))
+
+
+def _characteristics(spec: RoutineSpec, lossy: list[str]) -> list[str]:
+    """``SECURITY`` and ``WITH (...)`` from where compile kept them (``trino.security``,
+    ``trino.property.<name>``), where Trino takes them: SECURITY on a catalog function only
+    (an inline one rejects it: "Security mode not supported for inline functions"); properties
+    never on a SQL function ("Function language 'SQL' does not support properties")."""
+    properties = dict(spec.properties)
+    out = []
+    security = properties.get(PROPERTY_KEYS["security"].format(dialect="trino"))
+    if security in ("DEFINER", "INVOKER"):
+        if len(spec.name) == 3:
+            out.append(f"  SECURITY {security}")
+        else:
+            lossy.append(
+                f"SECURITY {security} is left out: Trino rejects SECURITY on an inline function "
+                "(a one-part name); a catalog.schema.name function keeps it"
+            )
+    prefix = PROPERTY_KEYS["property"].format(dialect="trino", name="")
+    written = [
+        f"{k.removeprefix(prefix)} = {v}" for k, v in properties.items() if k.startswith(prefix)
+    ]
+    if written:
+        lossy.append(
+            f"WITH ({', '.join(written)}) is left out: Trino rejects properties on a LANGUAGE SQL "
+            "function (\"Function language 'SQL' does not support properties\")"
+        )
+    return out
 
 
 def _emit_type(t: IcebergType, where: str, lossy: list[str]) -> str:
