@@ -25,14 +25,6 @@ from translator.errors import TranslatorError
 CORPUS = SHARED / "corpus" / "spark.jsonl"
 
 #: Records that do not round-trip, each with the reason (checked against what happens).
-_DEFAULT = (
-    "a parameter DEFAULT: Iceberg metadata has no field for it (compile reports it as lossy), "
-    "so the emitted function has none and a call that leaves the argument out fails"
-)
-_NO_RETURNS = (
-    "no RETURNS clause (Spark infers the type): Iceberg metadata must declare it, so compile "
-    "refuses with a message asking for the type"
-)
 _ANSI = (
     "created under spark.sql.ansi.enabled=false: Spark captures session settings with a SQL "
     "function, Iceberg metadata cannot hold them, and the session here runs ANSI (Spark 4's "
@@ -51,17 +43,6 @@ EXPLAINED: dict[str, str] = {
     "spark_sqludf_foo9c": (
         "RETURNS SHORT: Iceberg has no 16-bit integer, so the return type becomes int (reported "
         "as lossy-type at compile) and the result no longer overflows with CAST_OVERFLOW"
-    ),
-    "spark_sqludf_foo1_11e": _NO_RETURNS,
-    "spark_sqludf_foo1_11f": _NO_RETURNS,
-    "spark_sqludf_foo1_11g": _NO_RETURNS,
-    "spark_sqludf_foo1_11h": _NO_RETURNS,
-    "spark_sqludf_foo1_11i": _NO_RETURNS,
-    "spark_sqludf_foo1_11j": _NO_RETURNS,
-    "spark_sqludf_foo1_11k": _NO_RETURNS,
-    "spark_sqludf_foo1_11o": (
-        "RETURNS TABLE without a column list (Spark infers the columns): Iceberg metadata must "
-        "declare them, so compile refuses"
     ),
     "spark_sqludf_foo3_1b": _missing("foo3_1a"),
     "spark_sqludf_foo3_1c": _missing("foo3_1d"),
@@ -125,7 +106,7 @@ def _matches(spark: Any, sql: str, expected: str | None) -> tuple[bool, str]:
 
 
 def run_record(spark: Any, r: dict[str, Any]) -> Outcome:
-    result = compile_script(r["sql"], "spark")
+    result = compile_script(r["sql"], "spark", spark=spark)
     if result.errors:
         return Outcome(r["id"], "compile-refused", result.errors[0].message)
     ddl: list[str] = []
