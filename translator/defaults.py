@@ -22,17 +22,25 @@ properties (properties are the spec's string map of hints):
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from translator.bodies import sqlglot_type
+from translator.dialects import get_dialect
 from translator.errors import Diagnostic
-from translator.ir import Body, CreateFunction, Parameter
+from translator.ir import Body, CreateFunction, DropFunction, Parameter, SkippedStatement, Statement
 from translator.types import definition_id
 
-__all__ = ["DEFAULT_FORM", "PARAMETER_DEFAULT", "default_properties", "expand_defaults"]
+__all__ = [
+    "DEFAULT_FORM",
+    "PARAMETER_DEFAULT",
+    "default_properties",
+    "expand_defaults",
+    "with_default_forms",
+]
 
 #: Function property keys (``str.format`` fields: dialect, definition, name).
 PARAMETER_DEFAULT = "{dialect}.parameter-default.{definition}.{name}"
@@ -142,3 +150,19 @@ def default_properties(stmt: CreateFunction) -> dict[str, str]:
             key = PARAMETER_DEFAULT.format(dialect=stmt.dialect, definition=def_id, name=p.name)
             out[key] = p.default
     return out
+
+
+def with_default_forms(
+    statements: Iterable[Statement], warnings: list[Diagnostic]
+) -> Iterator[CreateFunction | DropFunction]:
+    """The statements merge applies, skipped ones left out: a CREATE with parameter DEFAULTs
+    is followed by one CREATE per shortened signature (:func:`expand_defaults`)."""
+    for stmt in statements:
+        if isinstance(stmt, SkippedStatement):
+            continue
+        if isinstance(stmt, CreateFunction) and any(p.default for p in stmt.parameters):
+            expanded, notes = expand_defaults(stmt, get_dialect(stmt.dialect).sqlglot_dialect)
+            warnings.extend(notes)
+            yield from expanded
+        else:
+            yield stmt

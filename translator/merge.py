@@ -16,7 +16,7 @@ Pure: no I/O; the caller's metadata is never mutated (a script works on one priv
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -31,10 +31,10 @@ from translator.compile import (
     source_representation,
     statement_properties,
 )
-from translator.defaults import expand_defaults
+from translator.defaults import with_default_forms
 from translator.dialects import get_dialect
 from translator.errors import Diagnostic, MergeError, TranslatorError, UnsupportedError
-from translator.ir import CreateFunction, DropFunction, SkippedStatement, Statement
+from translator.ir import CreateFunction, DropFunction, Statement
 from translator.metadata import (
     Definition,
     DefinitionLogEntry,
@@ -107,7 +107,7 @@ def merge_statements(
     options = options or CompileOptions()
     out = ScriptMerge()
     working: dict[str, UdfMetadata | None] = {}
-    for stmt in _with_default_forms(statements, out.warnings):
+    for stmt in with_default_forms(statements, out.warnings):
         key = function_key(stmt.name)
         if key not in working:
             base = (existing or {}).get(key)
@@ -122,23 +122,6 @@ def merge_statements(
         out.warnings.extend(warnings)
     out.functions = working
     return out
-
-
-def _with_default_forms(
-    statements: Iterable[Statement], warnings: list[Diagnostic]
-) -> Iterator[CreateFunction | DropFunction]:
-    """The statements to apply: a CREATE with parameter DEFAULTs is followed by one CREATE per
-    shortened signature (translator/defaults.py)."""
-    for stmt in statements:
-        if isinstance(stmt, SkippedStatement):
-            continue
-        if isinstance(stmt, CreateFunction) and any(p.default for p in stmt.parameters):
-            dialect = get_dialect(stmt.dialect)
-            expanded, notes = expand_defaults(stmt, dialect.sqlglot_dialect)
-            warnings.extend(notes)
-            yield from expanded
-        else:
-            yield stmt
 
 
 def _private(meta: UdfMetadata) -> UdfMetadata:

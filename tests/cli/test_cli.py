@@ -292,3 +292,17 @@ def test_option_errors_name_the_flags(tmp_path: Path, capsys: Any) -> None:
         "error: --function-uuid and --latest-by-log-timestamp choose among files; with a "
         "catalog the catalog says which file is current (use --metadata-file)\n"
     )
+
+
+@pytest.mark.spark
+def test_compile_with_a_spark_session_derives_missing_types(
+    spark: Any, capsys: Any, tmp_path: Path
+) -> None:
+    """--spark-session: Spark's analysis gives the type a statement without RETURNS leaves out
+    (the session is the test's own: getOrCreate hands it back)."""
+    sql = write(tmp_path, "s.sql", "CREATE FUNCTION big(x INT) RETURN x > 10")
+    code, out, err = run(capsys, "compile", "--dialect", "spark", str(sql))
+    assert code == 1 and "no RETURNS clause" in err
+    code, out, err = run(capsys, "compile", "--dialect", "spark", "--spark-session", str(sql))
+    assert code == 0, err
+    assert '"return-type": "boolean"' in out and "inferred-type" in err
