@@ -36,19 +36,6 @@ from translator.metadata import UdfMetadata, read_metadata_file
 ROOT = Path(__file__).resolve().parent.parent
 CHECKER = SHARED / "tools" / "trino-grammar-check" / "trino_check.py"
 
-#: Trino records its engine rejected and this tool still stores and re-emits: H13's routine
-#: analyzer (issue 13) is to refuse them; until it lands they are the only exceptions.
-TRINO_REJECTED = {
-    r["id"]
-    for r in (
-        json.loads(line)
-        for line in (SHARED / "corpus" / "trino.jsonl").read_text().splitlines()
-        if line.strip()
-    )
-    if r["engine_accepts"] is False
-}
-
-
 #: Statements Trino accepts that this check cannot confirm, each with its reason.
 NOT_CHECKABLE = {
     # shared/tools/trino-grammar-check's grammar snapshot has no FOR ... DO ... END FOR, which
@@ -57,11 +44,6 @@ NOT_CHECKABLE = {
     "trino_docs_examples_sum_odd sum_odd(long) v1": "FOR loop",
     "trino_docs_for_sum_range sum_range(long) v1": "FOR loop",
 }
-
-#: Emitted statements Trino rejects, left to issue 13 (Trino's routine analyzer refuses them
-#: at compile): the Trino source is itself rejected by Trino.
-ISSUE_13 = {"trino/valid/compound_missing_return.sql simple_if(long) v1"}
-
 
 def _fixture_scripts() -> Iterator[tuple[str, str, str]]:
     """(label, dialect, script) for every fixture script whose dialect is known."""
@@ -83,7 +65,7 @@ def _corpus_scripts() -> Iterator[tuple[str, str, str]]:
             if not line.strip():
                 continue
             r = json.loads(line)
-            if r["kind"] == "sql" and r["id"] not in TRINO_REJECTED:
+            if r["kind"] == "sql":
                 yield r["id"], dialect, r["sql"]
 
 
@@ -192,7 +174,7 @@ def test_every_emitted_trino_statement_keeps_trinos_routine_rules(
     bad = {
         label: problems
         for label, s in statements
-        if label not in ISSUE_13 and (problems := routine_rule_violations(s))
+        if (problems := routine_rule_violations(s))
     }
     assert bad == {}
 
