@@ -27,8 +27,9 @@ def transpile(body: str, parameters: list[str], source: str = "spark") -> tuple[
     ],
 )
 def test_a_column_nothing_can_bind_refuses_the_representation(body: str, strays: str) -> None:
-    """An expression body has no FROM: a bare name that is not a parameter is an error there."""
-    sql, reason = transpile(body, ["x"])
+    """An expression body has no FROM: a bare name that is not a parameter is an error there.
+    (Trino to Spark: a Trino body cannot read a table, see test_query_free.py)"""
+    sql, reason = transpile(body, ["x"], source="trino")
     assert sql is None and reason == f"the body refers to {strays}"
 
 
@@ -46,7 +47,8 @@ def test_a_column_nothing_can_bind_refuses_the_representation(body: str, strays:
     ],
 )
 def test_columns_a_query_or_lambda_binds_are_not_strays(body: str, expected: str) -> None:
-    sql, reason = transpile(body, ["x", "a"])
+    """Into Spark, which takes queries in functions (a Trino body cannot read a table)."""
+    sql, reason = transpile(body, ["x", "a"], source="trino")
     assert (sql, reason) == (expected, "")
 
 

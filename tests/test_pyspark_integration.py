@@ -99,6 +99,34 @@ def test_register_from_metadata_mapping(spark: Any) -> None:
         spark.sql("DROP FUNCTION IF EXISTS mapped_twice")
 
 
+def test_register_never_lets_one_overload_replace_another(spark: Any) -> None:
+    """The spec's add_one (int and float): Spark has no overloading, so neither is created
+    unless one is chosen; the one chosen is the one Spark calls."""
+    meta = compile_script((FIXTURES / "examples" / "add_one.sql").read_text(), "trino").metadata
+    try:
+        reg = register_functions(spark, {"add_one": meta})
+        assert reg.created == [] and list(reg.failed) == ["add_one"]
+        assert "2 definitions (int; float)" in reg.failed["add_one"]
+        reg = register_functions(spark, {"add_one": meta}, definitions={"add_one": "int"})
+        assert reg.created == ["add_one"] and not reg.failed
+        assert spark.sql("SELECT add_one(1)").collect()[0][0] == 2  # an INT, not 2.0
+    finally:
+        spark.sql("DROP FUNCTION IF EXISTS add_one")
+
+
+def test_register_keeps_parameter_defaults(spark: Any) -> None:
+    meta = compile_script(
+        "CREATE FUNCTION scaled(x INT, k INT DEFAULT 10) RETURNS INT RETURN x * k", "spark"
+    ).metadata
+    assert meta is not None and [d.definition_id for d in meta.definitions] == ["int,int", "int"]
+    try:
+        reg = register_functions(spark, {"scaled": meta})
+        assert reg.created == ["scaled"] and not reg.failed
+        assert spark.sql("SELECT scaled(2), scaled(2, 3)").collect()[0][:] == (20, 6)
+    finally:
+        spark.sql("DROP FUNCTION IF EXISTS scaled")
+
+
 def _fixture_rows(dialect: str) -> list[tuple[str, str]]:
     return [(p.stem, p.read_text()) for p in sorted((FIXTURES / dialect / "valid").glob("*.sql"))]
 

@@ -22,17 +22,6 @@ from translator.errors import UnsupportedError
 
 HEADER = re.compile(r"^-- (call|setup|spark-conf|spark-rejects): (.*)$", re.MULTILINE)
 
-#: Calls that cannot hold after the round trip through Iceberg metadata, and why.
-KNOWN_DIFFERENCES = {
-    # Iceberg metadata has no field for a parameter DEFAULT (compile reports it as lossy), so
-    # the emitted function has no default and a call that leaves the argument out fails.
-    "with_default(5)": "parameter DEFAULT dropped",
-    "rich_defaults()": "parameter DEFAULT dropped",
-    "null_default()": "parameter DEFAULT dropped",
-    "default_paren(2)": "parameter DEFAULT dropped",
-    "default_fields()": "parameter DEFAULT dropped",
-}
-
 
 def headers(path: Path) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
@@ -92,14 +81,10 @@ def test_fixture_functions_run_on_spark(spark: Any, dialect: str, path: Path) ->
         checked = 0
         for line in h["call"]:
             call, _, expected = line.partition(" => ")
-            if call in KNOWN_DIFFERENCES:
-                with pytest.raises(Exception, match=r"WRONG_NUM_ARGS|REQUIRED_PARAMETER|parameter"):
-                    rows_as_strings(spark, call_sql(call))
-                continue
             got = rendered(rows_as_strings(spark, call_sql(call)))
             assert got == expected_text(expected), (call, ddl)
             checked += 1
-        assert checked or all(line.split(" => ")[0] in KNOWN_DIFFERENCES for line in h["call"])
+        assert checked == len(h["call"])  # parameter DEFAULTs too: they are kept
     finally:
         for key in result.functions:
             spark.sql(f"DROP FUNCTION IF EXISTS {_spark_name(key)}")

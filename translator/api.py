@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from translator.compile import CompileOptions, Context, check_body
 from translator.errors import BodyError, Diagnostic, TranslatorError, UnsupportedError
@@ -70,6 +71,7 @@ def compile_script(
     context: Context | None = None,
     strict: bool = False,
     into_name: str | None = None,
+    spark: Any = None,
 ) -> CompileResult:
     """Parse ``sql`` in ``dialect`` and merge every statement, in order, into ``into``.
 
@@ -83,8 +85,17 @@ def compile_script(
     ``into`` is never changed. The result shares the definitions, versions and log entries no
     statement changed with it (a merge into big metadata costs little more than the statements);
     :func:`translator.metadata.deep_copy` separates them if either is to be changed in place.
+
+    ``spark``: a SparkSession. A Spark function without RETURNS (or with ``RETURNS TABLE`` and
+    no columns) then gets the type Spark's own analysis derives in that session, with its
+    tables and views (:mod:`translator.spark_infer`); without one it is refused.
     """
-    parsed = parse_script(sql, dialect, file=file)
+    infer = None
+    if spark is not None:
+        from translator.spark_infer import SparkTypeInference
+
+        infer = SparkTypeInference(spark)
+    parsed = parse_script(sql, dialect, file=file, infer=infer)
     result = CompileResult(errors=list(parsed.errors))
     statements: list[Statement] = []
     for stmt in parsed.statements:

@@ -7,7 +7,7 @@ and flagged, so compile can still store it for its own dialect.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -19,6 +19,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
+from translator.query_free import QueryFree
 from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "called_functions",
     "parameter_references",
     "parse_body",
+    "sqlglot_type",
     "transpile_body",
 ]
 
@@ -136,6 +138,14 @@ def _walk_scoped(ast: Any) -> Iterator[tuple[Any, bool]]:
         stack.extend((child, below) for child in node.iter_expressions())
 
 
+#: Functions written without parentheses (SQL's niladic forms), which sqlglot may read back as
+#: column names: never strays.
+_NILADIC_FORMS = frozenset(
+    {"current_schema", "current_catalog", "current_user", "current_path", "current_date"}
+    | {"current_time", "current_timestamp", "localtime", "localtimestamp"}
+)
+
+
 #: Iceberg primitives as sqlglot's types, for the generator's type-aware rewrites.
 _SQLGLOT_PRIMITIVES = {
     "boolean": "BOOLEAN",
@@ -154,7 +164,7 @@ _SQLGLOT_PRIMITIVES = {
 
 
 @cache
-def _sqlglot_type(t: IcebergType) -> Any:
+def sqlglot_type(t: IcebergType) -> Any:
     """``t`` as a sqlglot ``DataType`` (built once per type), or None where sqlglot has no plain
     equivalent."""
     if isinstance(t, PrimitiveType):
@@ -163,12 +173,12 @@ def _sqlglot_type(t: IcebergType) -> Any:
     if isinstance(t, DecimalType):
         return exp.DataType.build(f"DECIMAL({t.precision}, {t.scale})")
     if isinstance(t, ListType):
-        element = _sqlglot_type(t.element)
+        element = sqlglot_type(t.element)
         if element is None:
             return None
         return exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[element.copy()], nested=True)
     if isinstance(t, MapType):
-        key, value = _sqlglot_type(t.key), _sqlglot_type(t.value)
+        key, value = sqlglot_type(t.key), sqlglot_type(t.value)
         if key is None or value is None:
             return None
         pair = [key.copy(), value.copy()]
@@ -194,9 +204,9 @@ def _typed_copy(ast: Any, types: Mapping[str, IcebergType]) -> Any:
         name = col.name.lower()
         if name in shadowed:
             continue
-        sqlglot_type = _sqlglot_type(lowered[name])
-        if sqlglot_type is not None:
-            col.type = sqlglot_type.copy()
+        built = sqlglot_type(lowered[name])
+        if built is not None:
+            col.type = built.copy()
     return typed
 
 
@@ -211,6 +221,7 @@ def transpile_body(
     parameter_types: Mapping[str, IcebergType] | None = None,
     name: str = "",
     return_type: IcebergType | None = None,
+    prepare: Callable[[Any, Sequence[str]], QueryFree] | None = None,
 ) -> Transpiled:
     """``text`` (parsed as ``ast`` in ``source``) in ``target``, only if it is valid there.
 
@@ -224,7 +235,8 @@ def transpile_body(
     the target dialect, it refers to exactly the parameters the source refers to, and it calls no
     built-in of the source engine that the target engine lacks (sqlglot passes a function it
     does not know through unchanged). Calls that are no built-in of either engine are taken for
-    user-defined functions and noted.
+    user-defined functions and noted. ``prepare``: the target dialect's rewrite of the tree
+    before sqlglot writes it (:meth:`translator.dialects.base.Dialect.prepare_body`).
     """
     trino_to_spark = (
         source == "trino"
@@ -238,6 +250,16 @@ def transpile_body(
         return Transpiled(
             None, f"sqlglot could not parse the {source} body, so it cannot be transpiled"
         )
+    if prepare is not None and not trino_to_spark:
+        try:
+            prepared = prepare(ast, parameters)
+        except _SQLGLOT_FAILURES as e:
+            return Transpiled(
+                None, f"the body could not be prepared for {target}: {type(e).__name__}"
+            )
+        if prepared.ast is None:
+            return Transpiled(None, prepared.reason)
+        ast, kind = prepared.ast, "expression"
     try:
         if trino_to_spark:
             # Imported here: the Trino dialect itself uses this module (parse_body).
@@ -281,7 +303,7 @@ def transpile_body(
             f"{sorted(before)}",
         )
     if kind == "expression":
-        bound = wanted | lambda_vars
+        bound = wanted | lambda_vars | _NILADIC_FORMS
         strays = {name for name in free if name.lower() not in bound}
         if strays:
             return Transpiled(

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 
 from translator.bodies import transpile_body
 from translator.body_checks import BODY_DIALECTS, body_problem, free_references
+from translator.defaults import default_properties
 from translator.dialects import DIALECTS, get_dialect
+from translator.dialects.base import PROPERTY_KEYS
 from translator.errors import BodyError, Diagnostic, Position
 from translator.ir import CreateFunction
 from translator.metadata import (
@@ -37,13 +39,6 @@ __all__ = [
     "source_representation",
     "statement_properties",
 ]
-
-#: Where characteristics without a metadata field are kept (function properties are hints).
-PROPERTY_KEYS = {
-    "security": "{dialect}.security",  # Trino SECURITY DEFINER|INVOKER, Spark SQL SECURITY
-    "data_access": "{dialect}.data-access",  # Spark CONTAINS SQL / READS SQL DATA
-    "property": "{dialect}.property.{name}",  # Trino WITH (name = value), value as written
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +133,7 @@ def representations(
                 parameter_types={p.name: p.type for p in stmt.parameters},
                 name=stmt.function_name,
                 return_type=stmt.return_type,
+                prepare=engine.prepare_body,
             )
             result_sql, reason = t.sql, t.reason
             warnings += [
@@ -215,6 +211,7 @@ def statement_properties(stmt: CreateFunction) -> dict[str, str]:
         out[PROPERTY_KEYS["data_access"].format(dialect=stmt.dialect)] = stmt.data_access
     for name, value in stmt.properties:
         out[PROPERTY_KEYS["property"].format(dialect=stmt.dialect, name=name)] = value
+    out.update(default_properties(stmt))
     return out
 
 

@@ -8,13 +8,15 @@ the ``CREATE FUNCTION`` text itself, from a :class:`~translator.dialects.base.Ro
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from translator.bodies import parse_body, transpile_body
 from translator.body_checks import BODY_DIALECTS, body_problem
+from translator.defaults import DEFAULT_FORM, PARAMETER_DEFAULT
 from translator.dialects import get_dialect
 from translator.dialects.base import RoutineSpec, stored_body_kind, version_label
-from translator.errors import BodyError, Diagnostic, HistoryError, UnsupportedError
+from translator.errors import BodyError, Diagnostic, HistoryError, OverloadError, UnsupportedError
 from translator.history import dropped_since, entry_index, version_at, versions_at
 from translator.metadata import Definition, DefinitionVersion, SqlRepresentation, UdfMetadata
 
@@ -83,9 +85,14 @@ def select_versions(
 
 
 def routine_spec(
-    name: tuple[str, ...], d: Definition, v: DefinitionVersion, target: str
+    name: tuple[str, ...],
+    d: Definition,
+    v: DefinitionVersion,
+    target: str,
+    properties: Mapping[str, str] | None = None,
 ) -> tuple[RoutineSpec, list[Diagnostic]]:
-    """The spec to render, transpiling the body when ``v`` has none for ``target``."""
+    """The spec to render, transpiling the body when ``v`` has none for ``target``.
+    ``properties``: the function's (its characteristics and DEFAULTs are kept there)."""
     warnings: list[Diagnostic] = []
     rep = v.representation(target)
     if rep is None:
@@ -96,6 +103,21 @@ def routine_spec(
         if problem is not None:
             label = version_label(name, d.definition_id, v.version_id)
             raise BodyError(f"{label}: the {target} representation is refused: {problem}")
+    props = dict(properties or {})
+    defaults: tuple[str | None, ...] = ()
+    if get_dialect(target).parameter_defaults:
+        keys = [
+            PARAMETER_DEFAULT.format(dialect=target, definition=d.definition_id, name=p.name)
+            for p in d.parameters
+        ]
+        if any(k in props for k in keys):
+            defaults = tuple(props.get(k) for k in keys)
+        for key, default in zip(keys, defaults, strict=False):
+            # Written into the DDL as it is: it must be one expression, like a body.
+            problem = None if default is None else body_problem(default, "expression", target)
+            if problem is not None:
+                label = version_label(name, d.definition_id, v.version_id)
+                raise BodyError(f"{label}: the DEFAULT in property {key} is refused: {problem}")
     spec = RoutineSpec(
         name=name,
         parameters=tuple((p.name, p.iceberg_type, p.doc) for p in d.parameters),
@@ -108,6 +130,8 @@ def routine_spec(
         body_kind=stored_body_kind(rep.sql, d.function_type),
         definition_id=d.definition_id,
         version_id=v.version_id,
+        defaults=defaults,
+        properties=tuple(sorted(props.items())),
     )
     return spec, warnings
 
@@ -119,6 +143,12 @@ def _transpiled(
     target: str,
     warnings: list[Diagnostic],
 ) -> SqlRepresentation:
+    engine = get_dialect(target)
+    if d.function_type == "udtf" and not engine.table_functions:
+        raise UnsupportedError(
+            f"{version_label(name, d.definition_id, v.version_id)} is a table function: "
+            f"{engine.title} has no SQL table functions"
+        )
     sources = [r for r in v.representations if isinstance(r, SqlRepresentation)]
     reasons = []
     for src in sources:
@@ -145,6 +175,7 @@ def _transpiled(
             name=name[-1],
             # A table function's body is not a routine body (the target refuses it itself).
             return_type=d.iceberg_return_type if d.function_type == "udf" else None,
+            prepare=engine.prepare_body,
         )
         if t.sql is not None:
             warnings.append(
@@ -176,9 +207,20 @@ def emit_ddl(
     """One ``CREATE FUNCTION`` per selected definition, in ``target``'s own syntax."""
     dialect = get_dialect(target)
     pairs, warnings = select_versions(meta, definition=definition, version=version, as_of=as_of)
+    properties = meta.properties or {}
+    if dialect.parameter_defaults:
+        pairs = _without_default_forms(pairs, properties, dialect.name, warnings)
+    if not dialect.overloading and len(pairs) > 1:
+        ids = [d.definition_id for d, _ in pairs]
+        raise OverloadError(
+            f"{'.'.join(name)} has {len(ids)} definitions ({'; '.join(ids)}), and "
+            f"{dialect.title} has no overloading: each CREATE FUNCTION would replace the one "
+            "before. Choose one definition to write",
+            ids,
+        )
     ddl = []
     for d, v in pairs:
-        spec, w = routine_spec(name, d, v, dialect.name)
+        spec, w = routine_spec(name, d, v, dialect.name, properties)
         warnings += w
         rendered = dialect.render_create(spec, or_replace=or_replace)
         if rendered.lossy and not allow_lossy:
@@ -190,3 +232,28 @@ def emit_ddl(
         warnings += [Diagnostic("emit-note", m) for m in rendered.notes]
         ddl.append(rendered.text)
     return EmitResult(ddl, warnings)
+
+
+def _without_default_forms(
+    pairs: list[tuple[Definition, DefinitionVersion]],
+    properties: Mapping[str, str],
+    dialect: str,
+    warnings: list[Diagnostic],
+) -> list[tuple[Definition, DefinitionVersion]]:
+    """``pairs`` less the shortened definitions a selected definition's DEFAULTs stand for
+    (translator/defaults.py): the engine writes the DEFAULTs instead."""
+    selected = {d.definition_id for d, _ in pairs}
+    out = []
+    for d, v in pairs:
+        full = properties.get(DEFAULT_FORM.format(dialect=dialect, definition=d.definition_id))
+        if full is not None and full in selected and full != d.definition_id:
+            warnings.append(
+                Diagnostic(
+                    "default-form",
+                    f"definition {d.definition_id!r} is not written: it is definition {full!r} "
+                    "called without its DEFAULT arguments, which that definition's DEFAULTs give",
+                )
+            )
+            continue
+        out.append((d, v))
+    return out

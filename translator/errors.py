@@ -136,6 +136,15 @@ class RoutineError(TranslatorError):
         self.engine_code = engine_code
 
 
+class OverloadError(UnsupportedError):
+    """Several definitions to write for an engine without overloading: each would replace the
+    one before. ``definitions`` names them, so a caller can pick one."""
+
+    def __init__(self, message: str, definitions: list[str]) -> None:
+        super().__init__(message)
+        self.definitions = definitions
+
+
 class MetadataError(TranslatorError):
     """A metadata document that breaks the spec. ``problems`` holds every (json-path, message)."""
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from translator.dialects import get_dialect
+from translator.dialects.base import TypeInference
 from translator.errors import SqlSyntaxError, TranslatorError, position_at
 from translator.ir import SkippedStatement, Statement
 from translator.script import StatementText, invisible_character, split_statements
@@ -43,8 +44,11 @@ def is_function_ddl(stmt: StatementText) -> bool:
     return False
 
 
-def parse_script(sql: str, dialect: str, *, file: str | None = None) -> ParsedScript:
-    """Parse every statement of ``sql``. Statements that are not function DDL are skipped."""
+def parse_script(
+    sql: str, dialect: str, *, file: str | None = None, infer: TypeInference | None = None
+) -> ParsedScript:
+    """Parse every statement of ``sql``. Statements that are not function DDL are skipped.
+    ``infer``: asked for the types a statement leaves to the engine (Spark without RETURNS)."""
     d = get_dialect(dialect)
     result = ParsedScript()
     try:
@@ -75,7 +79,7 @@ def parse_script(sql: str, dialect: str, *, file: str | None = None) -> ParsedSc
             )
             continue
         try:
-            result.statements.append(d.parse_statement(piece))
+            result.statements.append(d.parse_statement(piece, infer))
         except TranslatorError as e:
             result.errors.append(e)
     return result

@@ -76,6 +76,9 @@ class CreateFunction:
     or_replace: bool = False
     if_not_exists: bool = False
     temporary: bool = False
+    #: Set on a statement made from a DEFAULT (translator/defaults.py): the definition-id of
+    #: the full signature whose shortened form it is.
+    defaults_of: str | None = None
     position: Position | None = field(default=None, compare=False)
     #: Positions of named elements (``name``, ``returns``, ``comment``...), for error messages.
     positions: dict[str, Position] = field(default_factory=dict, compare=False)
@@ -134,6 +137,9 @@ class DropFunction:
     dialect: str
     if_exists: bool = False
     temporary: bool = False
+    #: Set on a statement made from a DEFAULT (translator/defaults.py): the definition-id of
+    #: the full signature whose shortened form it is.
+    defaults_of: str | None = None
     position: Position | None = field(default=None, compare=False)
     warnings: tuple[Diagnostic, ...] = field(default=(), compare=False)
 

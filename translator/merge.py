@@ -31,9 +31,10 @@ from translator.compile import (
     source_representation,
     statement_properties,
 )
+from translator.defaults import with_default_forms
 from translator.dialects import get_dialect
 from translator.errors import Diagnostic, MergeError, TranslatorError, UnsupportedError
-from translator.ir import CreateFunction, DropFunction, SkippedStatement, Statement
+from translator.ir import CreateFunction, DropFunction, Statement
 from translator.metadata import (
     Definition,
     DefinitionLogEntry,
@@ -106,9 +107,7 @@ def merge_statements(
     options = options or CompileOptions()
     out = ScriptMerge()
     working: dict[str, UdfMetadata | None] = {}
-    for stmt in statements:
-        if isinstance(stmt, SkippedStatement):
-            continue
+    for stmt in with_default_forms(statements, out.warnings):
         key = function_key(stmt.name)
         if key not in working:
             base = (existing or {}).get(key)

@@ -75,19 +75,32 @@ def register_functions(
     *,
     or_replace: bool = True,
     create_namespaces: bool = True,
+    definitions: Mapping[str, str] | None = None,
 ) -> Registration:
     """Create each function's current versions (or those current at ``as_of``) in ``spark``.
 
     A definition without a valid Spark form is reported in ``Registration.failed``, never
     skipped silently; the other functions are still created. A two-part name's namespace is
     created as a Spark database if missing (``create_namespaces``).
+
+    Spark has no overloading (a second CREATE of a name replaces the first or fails): a function
+    with several definitions is not created but listed in ``failed`` with its definitions,
+    unless ``definitions`` maps its name to the definition-id to create. The definitions a
+    DEFAULT stands for are no overloads: the definition with the DEFAULTs covers them.
     """
     out = Registration()
     functions, emit_as_of = _functions(warehouse_or_metadata, names, as_of)
     for key, meta in functions.items():
         parts = tuple(key.split("."))
         try:
-            result = emit_ddl(meta, "spark", parts, as_of=emit_as_of, or_replace=or_replace)
+            result = emit_ddl(
+                meta,
+                "spark",
+                parts,
+                definition=(definitions or {}).get(key),
+                as_of=emit_as_of,
+                or_replace=or_replace,
+            )
         except TranslatorError as e:
             out.failed[key] = e.message
             continue

@@ -228,6 +228,12 @@ def test_emit_from_the_warehouse(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, out, err = run_cli(
         capsys, "emit", "--warehouse", str(tmp_path), "add_one", "--dialect", "spark"
     )
+    # Spark has no overloading: two definitions are refused, naming them
+    assert code == 1 and out == "" and "2 definitions (int; double)" in err
+    code, out, err = run_cli(
+        capsys, "emit", "--warehouse", str(tmp_path), "add_one", "--dialect", "spark",
+        "--definition", "int",
+    )  # fmt: skip
     assert code == 0, err
     assert "add_one" in out and "x + 3" in out
     code, out, err = run_cli(

@@ -31,6 +31,7 @@ from translator.dialects import DIALECTS
 from translator.errors import (
     Diagnostic,
     MetadataError,
+    OverloadError,
     TranslatorError,
     UnsupportedError,
     UnsupportedNameError,
@@ -92,6 +93,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     sources = read_sources(args.sql)
     existing = read_metadata_file(args.into) if args.into else None
     options = compile_options(args)
+    spark = _local_spark() if args.spark_session else None
     # Each source is parsed on its own so that positions name the right file.
     functions: dict[str, UdfMetadata | None] = {}
     errors: list[TranslatorError] = []
@@ -108,6 +110,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
                 options=options,
                 strict=args.strict,
                 into_name=None if current is None else into_name(args.into, current),
+                spark=spark,
             )
         except TranslatorError as e:
             errors.append(e)
@@ -228,6 +231,24 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _local_spark() -> Any:
+    """A local SparkSession for ``--spark-session`` (its logs kept to errors)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise UsageError(
+            "--spark-session needs pyspark (pip install 'iceberg-udf[spark]') and Java 17"
+        ) from None
+    session = (
+        SparkSession.builder.master("local[1]")
+        .appName("iceberg-udf")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("OFF")
+    return session
+
+
 def _cmd_emit(args: argparse.Namespace) -> int:
     """``emit --warehouse DIR NAME`` or ``emit --name NAME METADATA``: one CLI, two sources."""
     # From $ICEBERG_UDF_WAREHOUSE only without --name: emit --name NAME METADATA reads a file.
@@ -248,6 +269,8 @@ def _cmd_emit(args: argparse.Namespace) -> int:
                 )
         except UnsupportedNameError as e:
             raise UnsupportedNameError(f"{e.message} (--name gives the name to write)") from None
+        except OverloadError as e:
+            raise OverloadError(f"{e.message} (--definition ID)", e.definitions) from None
     else:
         result = _emit_file(args)
     print_warnings(result.warnings)
@@ -266,16 +289,19 @@ def _emit_file(args: argparse.Namespace) -> Any:
     if args.log_entry is not None:
         raise UsageError("--log-entry needs --warehouse; for a file use --as-of or --version")
     meta = read_metadata_file(args.target)
-    return emit_ddl(
-        meta,
-        args.dialect,
-        tuple(args.name.split(".")),
-        definition=args.definition,
-        version=args.version,
-        as_of=args.as_of,
-        allow_lossy=args.allow_lossy,
-        or_replace=args.or_replace,
-    )
+    try:
+        return emit_ddl(
+            meta,
+            args.dialect,
+            tuple(args.name.split(".")),
+            definition=args.definition,
+            version=args.version,
+            as_of=args.as_of,
+            allow_lossy=args.allow_lossy,
+            or_replace=args.or_replace,
+        )
+    except OverloadError as e:
+        raise OverloadError(f"{e.message} (--definition ID)", e.definitions) from None
 
 
 def register(subparsers: Any) -> None:
@@ -293,6 +319,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--into", metavar="METADATA", help="existing metadata to merge into")
     p.add_argument("--output", "-o", metavar="FILE", help="write the metadata here")
     p.add_argument("--output-dir", metavar="DIR", help="write DIR/<name>.metadata.json each")
+    p.add_argument(
+        "--spark-session",
+        action="store_true",
+        help="start a local Spark to derive the types a Spark function leaves out",
+    )
     p.add_argument("sql", nargs="+", metavar="SQL", help="SQL files; - reads standard input")
     p.set_defaults(run=_cmd_compile)
 

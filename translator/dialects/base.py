@@ -11,11 +11,12 @@ instance). The IR, metadata, merge and history never ask an engine anything but 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from translator.errors import Diagnostic
+from translator.query_free import QueryFree
 from translator.types import IcebergType, ListType, MapType, StructType
 
 if TYPE_CHECKING:
@@ -42,6 +43,21 @@ BodyKind = Literal["expression", "query", "compound"]
 # What a dialect renders, and what it returns
 
 
+#: Asks an engine for the type it derives for a function that does not declare one:
+#: (parameters, body, whether it is a table function) -> the type (for a table function, the
+#: struct of its columns). Raises UnsupportedError with the engine's reason.
+TypeInference = Callable[[Sequence[tuple[str, IcebergType]], str, bool], IcebergType]
+
+
+#: Where compile keeps characteristics the spec has no field for, as function properties
+#: (hints): the generators read them back for their own dialect.
+PROPERTY_KEYS: Final = {
+    "security": "{dialect}.security",  # Trino SECURITY DEFINER|INVOKER, Spark SQL SECURITY
+    "data_access": "{dialect}.data-access",  # Spark CONTAINS SQL / READS SQL DATA
+    "property": "{dialect}.property.{name}",  # Trino WITH (name = value), value as written
+}
+
+
 @dataclass(frozen=True, slots=True)
 class RoutineSpec:
     """Everything a dialect needs to write one CREATE FUNCTION, body already in its dialect."""
@@ -57,6 +73,11 @@ class RoutineSpec:
     body_kind: BodyKind
     definition_id: str
     version_id: int
+    #: Each parameter's DEFAULT as written, for an engine that has them (empty: none).
+    defaults: tuple[str | None, ...] = ()
+    #: The function's properties (the spec's string map), where characteristics without a
+    #: metadata field are kept (``trino.security``...): the dialect reads its own keys.
+    properties: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:
@@ -174,11 +195,20 @@ class Dialect:
     use_sets_function_namespace: ClassVar[bool]
     #: How many parts a function name the engine creates may have.
     name_parts: ClassVar[frozenset[int]]
+    #: Whether several functions of one name may differ by signature. If not, emit refuses to
+    #: write several definitions at once (one would replace the other), naming them.
+    overloading: ClassVar[bool] = True
+    #: Whether parameters take DEFAULTs: then emit writes a definition's DEFAULTs (kept in the
+    #: function's properties, translator/defaults.py) and leaves out the shortened definitions
+    #: they stand for.
+    parameter_defaults: ClassVar[bool] = False
 
     # -- what each dialect implements ---------------------------------------------------------
 
-    def parse_statement(self, stmt: StatementText) -> Statement:
-        """Parse one CREATE/DROP FUNCTION statement; raise a positioned TranslatorError."""
+    def parse_statement(self, stmt: StatementText, infer: TypeInference | None = None) -> Statement:
+        """Parse one CREATE/DROP FUNCTION statement; raise a positioned TranslatorError.
+        ``infer``: asked for the type of a function that leaves it to the engine (Spark without
+        RETURNS); without it such a function is refused."""
         raise NotImplementedError
 
     def render_create(self, spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
@@ -186,6 +216,12 @@ class Dialect:
         raise NotImplementedError
 
     # -- policies with a default --------------------------------------------------------------
+
+    def prepare_body(self, ast: Any, parameters: Sequence[str]) -> QueryFree:
+        """A body's sqlglot tree from another dialect, rewritten into what this engine accepts
+        before sqlglot writes it, or the reason it has no form here (Trino: no query in a
+        routine, its date_trunc units...). The base class takes the tree as it is."""
+        return QueryFree(ast)
 
     def deterministic_said(self, said: bool | None) -> bool | None:
         """What a statement's DETERMINISTIC clause (None: no clause) states, for the IR."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from translator.dialects.base import Dialect, Rendered, RoutineSpec
+from translator.dialects.base import Dialect, Rendered, RoutineSpec, TypeInference
 from translator.dialects.spark import generator, parser
 from translator.dialects.spark.lexical import (
     NAME,
@@ -55,9 +55,11 @@ class SparkDialect(Dialect):
     default_deterministic_is_checked = False
     use_sets_function_namespace = True
     name_parts = NAME_PARTS
+    overloading = False  # a second CREATE FUNCTION of a name fails or replaces the first
+    parameter_defaults = True
 
-    def parse_statement(self, stmt: StatementText) -> Statement:
-        return parser.parse_statement(stmt, self)
+    def parse_statement(self, stmt: StatementText, infer: TypeInference | None = None) -> Statement:
+        return parser.parse_statement(stmt, self, infer)
 
     def render_create(self, spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
         return generator.render_create(spec, or_replace=or_replace)

@@ -229,10 +229,13 @@ class CreateAssembler:
                 c.offset,
             )
 
-    def returns_clause(self) -> Clause:
+    def returns_clause(self) -> Clause | None:
+        """The RETURNS clause; None when there is none and the type can be asked for."""
         for c in self.clauses:
             if c.group == "RETURNS":
                 return c
+        if self.b.infer is not None:
+            return None
         self.b.fail(
             UnsupportedError,
             "the function has no RETURNS clause: Spark infers the result type, but Iceberg "
@@ -240,10 +243,14 @@ class CreateAssembler:
             self.return_at,
         )
 
-    def return_type(self, returns: Clause) -> tuple[IcebergType, Literal["udf", "udtf"]]:
+    def return_type(self, returns: Clause | None) -> tuple[IcebergType, Literal["udf", "udtf"]]:
+        if returns is None:
+            return self.inferred(table=False, at=self.return_at), "udf"
         if returns.kind == "returns":
             return returns.value.type, "udf"
         columns, table_at = returns.value
+        if columns is None and self.b.infer is not None:
+            return self.inferred(table=True, at=table_at), "udtf"
         if columns is None:
             self.b.fail(
                 UnsupportedError,
@@ -260,6 +267,24 @@ class CreateAssembler:
             return StructType(f for f, _ in columns), "udtf"
         except TypeParseError as e:  # pragma: no cover - names are checked above
             self.b.fail(UnsupportedError, f"RETURNS TABLE: {e.message}", table_at)
+
+    def inferred(self, *, table: bool, at: int) -> IcebergType:
+        """The type Spark derives for the body (``self.b.infer``), noted as a warning."""
+        assert self.b.infer is not None
+        parameters = [(p.name, p.type) for p in self.params]
+        try:
+            found = self.b.infer(parameters, self.body_text, table)
+        except UnsupportedError as e:
+            self.b.fail(UnsupportedError, e.message, at)
+        what = "the columns" if table else "the return type"
+        self.b.warn(
+            "inferred-type",
+            f"{what} ({found}) derived by Spark's analysis in the given session: "
+            f"the statement does not declare {'them' if table else 'it'}",
+            at,
+            lossy=False,
+        )
+        return found
 
     def body(self, kind: str) -> Body:
         body_kind = _body_kind(self.body_text, kind == "udtf", self.dialect.query_words)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from translator.dialects.base import Rendered, RoutineSpec, walk_type
+from translator.dialects.base import PROPERTY_KEYS, Rendered, RoutineSpec, walk_type
 from translator.dialects.spark.lexical import (
     NAME_PARTS,
     quote_function_name,
@@ -22,7 +22,8 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     Spark refuses ``RETURNS NULL ON NULL INPUT`` on SQL functions, so a scalar function with
     ``on-null-input: return-null`` keeps its meaning through a guard around the body:
     ``RETURN CASE WHEN p1 IS NULL OR ... THEN NULL ELSE (body) END``. A table function with it
-    is refused: returning no rows is not returning NULL.
+    is refused: returning no rows is not returning NULL. Parameter DEFAULTs, ``SQL SECURITY``
+    and ``CONTAINS SQL`` / ``READS SQL DATA`` come back from where compile kept them.
 
     Reported as lossy: a uuid or fixed type (Spark reads them as STRING / BINARY).
     Refused (:class:`UnsupportedError`): a ``BEGIN ... END`` body, a name of more than three
@@ -37,9 +38,10 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
             f"{'.'.join(spec.name)}: Spark names a function with 1 to 3 parts"
         )
     lossy: list[str] = []
+    defaults = spec.defaults or (None,) * len(spec.parameters)
     params = ", ".join(
-        _render_column(name, tp, doc, f"parameter {name}", lossy)
-        for name, tp, doc in spec.parameters
+        _render_column(name, tp, doc, f"parameter {name}", lossy, default)
+        for (name, tp, doc), default in zip(spec.parameters, defaults, strict=True)
     )
     lines = [
         f"CREATE {'OR REPLACE ' if or_replace else ''}FUNCTION "
@@ -49,6 +51,14 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     if spec.doc is not None:
         lines.append("  COMMENT " + spark_string_literal(spec.doc))
     lines.append("  DETERMINISTIC" if spec.deterministic else "  NOT DETERMINISTIC")
+    properties = dict(spec.properties)
+    if (access := properties.get(PROPERTY_KEYS["data_access"].format(dialect="spark"))) in (
+        "CONTAINS SQL",
+        "READS SQL DATA",
+    ):
+        lines.append(f"  {access}")
+    if properties.get(PROPERTY_KEYS["security"].format(dialect="spark")) == "DEFINER":
+        lines.append("  SQL SECURITY DEFINER")
     body = spec.body
     if spec.on_null_input == "return-null" and spec.parameters:
         if spec.kind == "udtf":
@@ -75,9 +85,16 @@ def _render_returns(spec: RoutineSpec, lossy: list[str]) -> str:
 
 
 def _render_column(
-    name: str, tp: IcebergType, doc: str | None, where: str, lossy: list[str]
+    name: str,
+    tp: IcebergType,
+    doc: str | None,
+    where: str,
+    lossy: list[str],
+    default: str | None = None,
 ) -> str:
     out = f"{quote_ident(name)} {_render_type(tp, where, lossy)}"
+    if default is not None:
+        out += f" DEFAULT {default}"
     if doc is not None and "\\" in doc:
         # Spark stores parameter and column comments as DDL text and re-reads it without its
         # escapes: backslashes vanish, and one before a quote corrupts the catalog entry.

@@ -44,13 +44,15 @@ from translator.ir import CreateFunction, DropFunction, Parameter, Statement
 from translator.types import IcebergType, ListType, MapType, StructField, StructType, TypeParseError
 
 if TYPE_CHECKING:
-    from translator.dialects.base import Dialect
+    from translator.dialects.base import Dialect, TypeInference
     from translator.script import StatementText
 
 __all__ = ["Builder", "parse_statement", "spark_type_to_iceberg"]
 
 
-def parse_statement(stmt: StatementText, dialect: Dialect) -> Statement:
+def parse_statement(
+    stmt: StatementText, dialect: Dialect, infer: TypeInference | None = None
+) -> Statement:
     """Parse one Spark ``CREATE FUNCTION`` / ``DROP FUNCTION`` statement into the IR.
 
     Raises a positioned :class:`SqlSyntaxError` or :class:`UnsupportedError`; never anything else
@@ -58,7 +60,7 @@ def parse_statement(stmt: StatementText, dialect: Dialect) -> Statement:
     """
     refuse_non_sql(stmt)
     tree = _parse(stmt.text, stmt.position, "start")
-    result = _run_builder(Builder(stmt.text, stmt.position, dialect), tree)
+    result = _run_builder(Builder(stmt.text, stmt.position, dialect, infer), tree)
     assert isinstance(result, CreateFunction | DropFunction)
     return result
 
@@ -116,12 +118,20 @@ class Builder(Transformer[Token, Any], Source):
     through a wrapper made per node, and tokens are not visited (no method is named after one).
     """
 
-    def __init__(self, text: str, base: Position | None, dialect: Dialect | None) -> None:
+    def __init__(
+        self,
+        text: str,
+        base: Position | None,
+        dialect: Dialect | None,
+        infer: TypeInference | None = None,
+    ) -> None:
         super().__init__(visit_tokens=False)
         self.text = text
         self.base = base
         self.warnings = []
         self.dialect = dialect
+        #: asked for the type of a function without RETURNS (None: such a function is refused)
+        self.infer = infer
 
     # -- names -----------------------------------------------------------------------------
 
@@ -305,14 +315,8 @@ class Builder(Transformer[Token, Any], Source):
                     f"parameter {name.text!r} has two {what} clauses",
                     extra[0].offset,
                 )
+        # a DEFAULT is kept (translator/defaults.py)
         default = defaults[0] if defaults else None
-        if default is not None:
-            self.warn(
-                "dropped-default",
-                f"Iceberg UDF metadata has no field for a parameter DEFAULT: {name.text} DEFAULT "
-                f"{default.text} is kept in the IR only, so callers must pass {name.text}",
-                default.offset,
-            )
         return Parameter(
             name=name.text,
             type=typed.type,

@@ -18,7 +18,7 @@ from translator.errors import Diagnostic, Position, SqlSyntaxError, TranslatorEr
 from translator.types import IcebergType
 
 if TYPE_CHECKING:
-    from translator.dialects.base import Dialect
+    from translator.dialects.base import Dialect, TypeInference
 
 __all__ = ["Clause", "Default", "NotNull", "Source", "Span", "TypeArgs", "Typed"]
 
@@ -31,6 +31,7 @@ class Source:
     base: Position | None
     warnings: list[Diagnostic]
     dialect: Dialect | None
+    infer: TypeInference | None
 
     def position(self, offset: int) -> Position:
         return position_at(self.text, offset, base=self.base)

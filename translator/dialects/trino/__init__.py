@@ -12,14 +12,17 @@
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Sequence
+from typing import Any, Final
 
-from translator.dialects.base import Dialect, Rendered, RoutineSpec
+from translator.dialects.base import Dialect, Rendered, RoutineSpec, TypeInference
 from translator.dialects.trino import generator, parser
+from translator.dialects.trino.bodies import prepare_for_trino
 from translator.dialects.trino.lexical import NAME, NAME_PARTS, QUERY_WORDS, TRINO
 from translator.dialects.trino.parser import trino_type_to_iceberg
 from translator.dialects.trino.types import iceberg_to_trino_type
 from translator.ir import Statement
+from translator.query_free import QueryFree
 from translator.script import StatementText
 
 __all__ = [
@@ -50,11 +53,14 @@ class TrinoDialect(Dialect):
     use_sets_function_namespace = False
     name_parts = NAME_PARTS
 
-    def parse_statement(self, stmt: StatementText) -> Statement:
-        return parser.parse_statement(stmt, self)
+    def parse_statement(self, stmt: StatementText, infer: TypeInference | None = None) -> Statement:
+        return parser.parse_statement(stmt, self)  # Trino functions always declare RETURNS
 
     def render_create(self, spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
         return generator.render_create(spec, or_replace=or_replace)
+
+    def prepare_body(self, ast: Any, parameters: Sequence[str]) -> QueryFree:
+        return prepare_for_trino(ast, parameters)
 
 
 DIALECT: Final[Dialect] = TrinoDialect()

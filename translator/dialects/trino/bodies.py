@@ -1,0 +1,189 @@
+"""What a body needs before sqlglot writes it as Trino, and what Trino will not take.
+
+Facts from Trino's docs that sqlglot's Trino generator does not apply:
+
+- A routine body holds no query at all (Trino's routine analyzer: "Queries are not allowed in
+  functions"): queries that are really expressions are rewritten (:mod:`translator.query_free`),
+  any other is refused.
+- ``date_trunc(unit, x)`` takes ``millisecond``, ``second``, ``minute``, ``hour``, ``day``,
+  ``week``, ``month``, ``quarter``, ``year`` (case-insensitive). Spark also takes ``YYYY``, ``YY``,
+  ``MON``, ``MM``, ``DD`` (and ``MICROSECOND``), which sqlglot passes through unchanged: they are
+  spelled in Trino's words, and a unit Trino lacks is refused. Spark's ``trunc(date, fmt)``
+  truncates only to a year, quarter, month or week (any other unit gives NULL), so only those
+  are mapped.
+- ``current_schema`` is written without parentheses (Spark's ``current_schema()`` and
+  ``current_database()``); Spark's ``current_path()`` lists Spark's SQL path, which Trino's
+  ``current_path`` does not, so it is refused.
+- ``reduce(array, initialState, inputFunction, outputFunction)`` needs all four arguments; Spark's
+  ``aggregate``/``reduce`` may leave the output function out, which is then the identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.tokenizer_core import TokenType
+
+from translator.query_free import QueryFree, query_free
+
+__all__ = [
+    "NONDETERMINISTIC",
+    "body_is_deterministic",
+    "calls_nondeterministic",
+    "prepare_for_trino",
+    "query_in_body",
+    "return_operand",
+]
+
+#: Spark's date_trunc units (upper-cased) in Trino's words.
+_DATE_TRUNC_UNITS = {
+    "YEAR": "year",
+    "YYYY": "year",
+    "YY": "year",
+    "QUARTER": "quarter",
+    "MONTH": "month",
+    "MON": "month",
+    "MM": "month",
+    "WEEK": "week",
+    "DAY": "day",
+    "DD": "day",
+    "HOUR": "hour",
+    "MINUTE": "minute",
+    "SECOND": "second",
+    "MILLISECOND": "millisecond",
+}
+
+#: Spark's trunc(date, fmt) units: the others make Spark return NULL.
+_TRUNC_UNITS = {
+    k: v for k, v in _DATE_TRUNC_UNITS.items() if v in ("year", "quarter", "month", "week")
+}
+
+#: Trino functions its analyzer takes for non-deterministic (a DETERMINISTIC routine may not
+#: call them: "Non-deterministic function declared DETERMINISTIC").
+NONDETERMINISTIC = frozenset({"rand", "random", "uuid", "shuffle"})
+
+
+def calls_nondeterministic(ast: Any) -> bool:
+    """Whether ``ast`` calls a function Trino's analyzer takes for non-deterministic."""
+    for node in ast.walk():
+        if isinstance(node, (exp.Rand, exp.Randn, exp.Uuid, exp.Shuffle)):
+            return True
+        if isinstance(node, exp.Anonymous) and str(node.this).lower() in NONDETERMINISTIC:
+            return True
+    return False
+
+
+def prepare_for_trino(ast: Any, parameters: Sequence[str]) -> QueryFree:
+    """A copy of ``ast`` that sqlglot can write as a valid Trino routine body, or why not."""
+    result = query_free(ast, parameters)
+    if result.ast is None:
+        return result
+    tree = result.ast
+    for node in list(tree.find_all(exp.TimestampTrunc, exp.DateTrunc)):
+        units = _TRUNC_UNITS if isinstance(node, exp.DateTrunc) else _DATE_TRUNC_UNITS
+        unit = node.args.get("unit")
+        written = unit.name.upper() if isinstance(unit, (exp.Var, exp.Literal)) else None
+        trino_unit = units.get(written) if written else None
+        if trino_unit is None:
+            what = repr(written) if written else unit.sql("spark") if unit else "no unit"
+            return QueryFree(
+                None,
+                f"{node.sql('spark')[:60]} truncates to {what}, which is no unit of Trino's "
+                "date_trunc (millisecond, second, minute, hour, day, week, month, quarter, year)"
+                + (" or which Spark's trunc answers with NULL" if units is _TRUNC_UNITS else ""),
+            )
+        node.set(
+            "unit",
+            exp.Literal.string(trino_unit)
+            if isinstance(unit, exp.Literal)
+            else exp.var(trino_unit.upper()),
+        )
+    for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentDatabase)):
+        # Trino's current_schema is a special form without parentheses.
+        replacement = exp.var("CURRENT_SCHEMA")
+        if node is tree:
+            tree = replacement
+        else:
+            node.replace(replacement)
+    for node in tree.find_all(exp.Anonymous):
+        if str(node.this).lower() == "current_path":
+            return QueryFree(
+                None,
+                "the body calls current_path(): Spark's SQL path and Trino's path are not the "
+                "same list, so the result would differ",
+            )
+    for node in list(tree.find_all(exp.Reduce)):
+        if node.args.get("finish") is None:
+            state = _fresh_name(node, "state")
+            node.set(
+                "finish",
+                exp.Lambda(this=exp.to_identifier(state), expressions=[exp.to_identifier(state)]),
+            )
+    return QueryFree(tree)
+
+
+def _fresh_name(node: Any, base: str) -> str:
+    taken = {i.name.lower() for i in node.find_all(exp.Identifier)}
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}{n}"
+    return name
+
+
+def return_operand(body: str) -> str:
+    """``body`` as the operand of Trino's ``RETURN``, which takes a value expression: a body
+    whose top is a predicate or a boolean operator (``NOT b``, ``a = b``, ``x IN (1)``) is put in
+    parentheses (Trino's grammar rejects ``RETURN a = b``)."""
+    try:
+        ast = sqlglot.parse_one(body, read="trino")
+    except (SqlglotError, *_SQLGLOT_FAILURES):
+        return body
+    if isinstance(ast, (exp.Predicate, exp.Connector, exp.Not)) and not isinstance(ast, exp.Exists):
+        return f"({body})"
+    return body
+
+
+def body_is_deterministic(body: str, compound: bool) -> bool:
+    """What Trino's analyzer finds: deterministic unless the body calls a non-deterministic
+    function (it rejects a routine whose DETERMINISTIC characteristic says otherwise)."""
+    if compound:
+        tokens = sqlglot.tokenize(body, read="trino")
+        return not any(
+            t.text.lower() in NONDETERMINISTIC and i + 1 < len(tokens) and tokens[i + 1].text == "("
+            for i, t in enumerate(tokens)
+        )
+    try:
+        ast = sqlglot.parse_one(body, read="trino")
+    except (SqlglotError, *_SQLGLOT_FAILURES):
+        tokens = sqlglot.tokenize(body, read="trino")
+        return not any(t.text.lower() in NONDETERMINISTIC for t in tokens)
+    return not calls_nondeterministic(ast)
+
+
+_SQLGLOT_FAILURES = (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError)
+
+
+def query_in_body(body: str, kind: str) -> bool:
+    """Whether a Trino body holds a query, which Trino's analyzer rejects anywhere in a routine
+    ("Queries are not allowed in functions"). ``kind``: expression, query or compound."""
+    if kind == "query":
+        return True
+    try:
+        if kind != "compound":
+            ast = sqlglot.parse_one(body, read="trino")
+            return any(True for _ in ast.find_all(exp.Query, exp.Exists))
+    except (SqlglotError, *_SQLGLOT_FAILURES):
+        pass
+    try:
+        tokens = sqlglot.tokenize(body, read="trino")
+    except (SqlglotError, *_SQLGLOT_FAILURES):
+        return False
+    return any(t.token_type in _QUERY_TOKENS for t in tokens)
+
+
+_QUERY_TOKENS = frozenset({TokenType.SELECT, TokenType.VALUES, TokenType.TABLE})
