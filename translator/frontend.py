@@ -9,6 +9,7 @@ from translator.dialects import get_dialect
 from translator.errors import SqlSyntaxError, TranslatorError, position_at
 from translator.ir import SkippedStatement, Statement
 from translator.script import StatementText, invisible_character, split_statements
+from translator.statement_cache import parse_statement
 
 __all__ = ["ParsedScript", "is_function_ddl", "parse_script"]
 
@@ -75,7 +76,7 @@ def parse_script(sql: str, dialect: str, *, file: str | None = None) -> ParsedSc
             )
             continue
         try:
-            result.statements.append(d.parse_statement(piece))
+            result.statements.append(parse_statement(d, piece))
         except TranslatorError as e:
             result.errors.append(e)
     return result
