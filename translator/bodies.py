@@ -23,10 +23,10 @@ from sqlglot.tokenizer_core import Token, TokenType
 from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
 __all__ = [
-    "copy_tree",
     "Transpiled",
     "builtin_functions",
     "called_functions",
+    "copy_tree",
     "parameter_references",
     "parse_body",
     "transpile_body",
