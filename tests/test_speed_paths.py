@@ -1,0 +1,101 @@
+"""The shortcuts issue 17 took give the results of the long way (benchmarks/README.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import sqlglot
+
+from translator import statement_cache
+from translator.bodies import copy_tree
+from translator.compile import Context
+from translator.dialects import get_dialect
+from translator.errors import TranslatorError
+from translator.frontend import parse_script
+from translator.script import split_statements
+from translator.warehouse import Warehouse
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+_BODIES = [
+    ("spark", "CASE WHEN x > 1 THEN concat_ws('-', s, 'a') /* c */ ELSE NULL END"),
+    ("spark", "transform(arr, e -> e + x)"),
+    ("spark", "(SELECT sum(v) FROM t WHERE k = x)"),
+    ("trino", "CAST(x AS DECIMAL(10, 2)) * 2 -- trailing"),
+    ("trino", "reduce(a, 0, (s, e) -> s + e, s -> s)"),
+    ("trino", "SELECT a, b FROM t ORDER BY a LIMIT 3"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "body"), _BODIES)
+def test_copy_tree_is_sqlglots_copy(dialect: str, body: str) -> None:
+    ast = sqlglot.parse_one(body, read=dialect)
+    ours, theirs = copy_tree(ast), ast.copy()
+    assert ours == theirs
+    assert repr(ours) == repr(theirs)
+    for a, b in zip(ours.walk(), theirs.walk(), strict=True):
+        assert a.meta == b.meta and a.comments == b.comments
+        assert a.meta is not b.meta or not a.meta
+    assert all(x is not y for x, y in zip(ours.walk(), ast.walk(), strict=True))
+    for target in ("spark", "trino"):
+        assert copy_tree(ast).sql(target) == ast.sql(target)
+
+
+def _statement(dialect: str, text: str) -> tuple[object, object]:
+    d = get_dialect(dialect)
+    (piece,) = split_statements(text, d.lexical, file="f.sql")
+    return d, piece
+
+
+def test_outside_a_run_nothing_is_kept() -> None:
+    d, piece = _statement("spark", "CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 1")
+    first = statement_cache.parse_statement(d, piece)  # type: ignore[arg-type]
+    assert statement_cache.parse_statement(d, piece) is not first  # type: ignore[arg-type]
+
+
+def test_inside_a_run_a_statement_is_parsed_once_per_place() -> None:
+    text = "CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 1"
+    with statement_cache.run_scope():
+        a = parse_script(text, "spark", file="a.sql").statements[0]
+        again = parse_script(text, "spark", file="a.sql").statements[0]
+        elsewhere = parse_script(text, "spark", file="b.sql").statements[0]
+        later = parse_script("\n" + text, "spark", file="a.sql").statements[0]
+    assert again is a
+    assert elsewhere is not a and elsewhere == a and elsewhere.position != a.position
+    assert later is not a and later.position != a.position
+
+
+def test_a_failing_statement_is_parsed_again() -> None:
+    text = "CREATE FUNCTION f(x INTEGR) RETURNS INT RETURN x"
+    with statement_cache.run_scope():
+        first = parse_script(text, "spark").errors
+        second = parse_script(text, "spark").errors
+    assert len(first) == len(second) == 1
+    assert first[0] is not second[0]
+    assert isinstance(first[0], TranslatorError)
+    assert str(first[0]) == str(second[0])
+
+
+def test_an_apply_parses_each_statement_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lock names, compile: before, each parsed the script's statements again."""
+    spark = get_dialect("spark")
+    calls: list[str] = []
+    real = type(spark).parse_statement
+
+    def counting(self: object, stmt: object) -> object:
+        calls.append(stmt.text)  # type: ignore[attr-defined]
+        return real(self, stmt)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(spark), "parse_statement", counting)
+    script = (
+        "CREATE FUNCTION a(x INT) RETURNS INT RETURN x + 1;\n"
+        "CREATE FUNCTION b(s STRING) RETURNS STRING RETURN upper(s);\n"
+    )
+    uuid = "00000000-0000-4000-8000-000000000000"
+    wh = Warehouse(tmp_path / "wh", context=Context(clock=lambda: 1, new_uuid=lambda: uuid))
+    result = wh.apply(script, "spark", file="x.sql").raise_for_errors()
+    assert len(result.committed) == 2
+    assert sorted(calls) == sorted(s.rstrip(";\n") for s in script.splitlines(keepends=True))
