@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from translator.errors import MetadataError
+from translator.metadata.copying import bulk_allocation
 from translator.metadata.model import UdfMetadata
 from translator.metadata.problems import Problem, key_path
 from translator.metadata.validate import validate_metadata
@@ -120,18 +121,19 @@ def _pydantic_path(document: object, loc: Iterable[int | str]) -> str:
 def load_metadata(text: str, *, source: str | None = None) -> UdfMetadata:
     """Parse and validate a metadata text; raise :class:`MetadataError` listing all problems."""
     where = f"{source}: " if source else ""
-    raw = _decode(text, where)
-    problems = list(_duplicate_keys(raw)) + validate_metadata(raw)
-    if _SURROGATE_ESCAPE.search(text):
-        problems += _lone_surrogates(raw)
-    document = _plain(raw)
-    if not problems:
-        try:
-            return UdfMetadata.model_validate(document, by_alias=True, by_name=False)
-        except ValidationError as e:  # a shape the checks above missed: still report, by path
-            problems = [
-                Problem(_pydantic_path(document, err["loc"]), err["msg"]) for err in e.errors()
-            ]
+    with bulk_allocation():  # a long history is millions of objects, and no cycles
+        raw = _decode(text, where)
+        problems = list(_duplicate_keys(raw)) + validate_metadata(raw)
+        if _SURROGATE_ESCAPE.search(text):
+            problems += _lone_surrogates(raw)
+        document = _plain(raw)
+        if not problems:
+            try:
+                return UdfMetadata.model_validate(document, by_alias=True, by_name=False)
+            except ValidationError as e:  # a shape the checks above missed: report, by path
+                problems = [
+                    Problem(_pydantic_path(document, err["loc"]), err["msg"]) for err in e.errors()
+                ]
     count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
     raise MetadataError(
         f"{where}invalid UDF metadata ({count}): {problems[0]}",

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from translator.metadata import UdfMetadata, dump_metadata, validate_metadata
+from translator.metadata import UdfMetadata, bulk_allocation, dump_metadata, validate_metadata
 from translator.warehouse.catalog import CatalogConflict, SqlCatalog
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import (
@@ -84,8 +84,9 @@ def prepare_document(meta: UdfMetadata, location: str) -> bytes:
     new state); refuse to write invalid metadata."""
     meta.location = location
     meta.model_fields_set.add("location")
-    text = dump_metadata(meta)
-    problems = validate_metadata(json.loads(text))
+    with bulk_allocation():  # a long history is millions of objects, and no cycles
+        text = dump_metadata(meta)
+        problems = validate_metadata(json.loads(text))
     if problems:
         listed = "; ".join(str(p) for p in problems[:5])
         raise WarehouseError(f"internal error: refusing to write invalid metadata: {listed}")
