@@ -13,6 +13,7 @@ from translator.compile import Context
 from translator.dialects import get_dialect
 from translator.errors import TranslatorError
 from translator.frontend import parse_script
+from translator.migrate import migrate_directory
 from translator.script import split_statements
 from translator.warehouse import Warehouse
 
@@ -77,10 +78,7 @@ def test_a_failing_statement_is_parsed_again() -> None:
     assert str(first[0]) == str(second[0])
 
 
-def test_an_apply_parses_each_statement_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Lock names, compile: before, each parsed the script's statements again."""
+def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     spark = get_dialect("spark")
     calls: list[str] = []
     real = type(spark).parse_statement
@@ -90,12 +88,40 @@ def test_an_apply_parses_each_statement_once(
         return real(self, stmt)  # type: ignore[arg-type]
 
     monkeypatch.setattr(type(spark), "parse_statement", counting)
+    return calls
+
+
+_UUID = "00000000-0000-4000-8000-000000000000"
+
+
+def test_an_apply_parses_each_statement_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lock names, compile: before, each parsed the script's statements again."""
+    calls = _count_parses(monkeypatch)
     script = (
         "CREATE FUNCTION a(x INT) RETURNS INT RETURN x + 1;\n"
         "CREATE FUNCTION b(s STRING) RETURNS STRING RETURN upper(s);\n"
     )
-    uuid = "00000000-0000-4000-8000-000000000000"
-    wh = Warehouse(tmp_path / "wh", context=Context(clock=lambda: 1, new_uuid=lambda: uuid))
+    wh = Warehouse(tmp_path / "wh", context=Context(clock=lambda: 1, new_uuid=lambda: _UUID))
     result = wh.apply(script, "spark", file="x.sql").raise_for_errors()
     assert len(result.committed) == 2
     assert sorted(calls) == sorted(s.rstrip(";\n") for s in script.splitlines(keepends=True))
+
+
+def test_a_migration_parses_each_statement_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Plan, lock names, compile: before, three parses of every statement."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "1_a.sql").write_text(
+        "CREATE FUNCTION a(x INT) RETURNS INT RETURN x + 1;\nUSE other;\n"
+        "CREATE FUNCTION b(s STRING) RETURNS STRING RETURN upper(s);\n"
+    )
+    (src / "2_b.sql").write_text("CREATE OR REPLACE FUNCTION a(x INT) RETURNS INT RETURN x + 2;\n")
+    calls = _count_parses(monkeypatch)
+    wh = Warehouse(tmp_path / "wh", context=Context(clock=lambda: 1, new_uuid=lambda: _UUID))
+    report = migrate_directory(src, wh, "spark")
+    assert not report.failures
+    assert len(calls) == 3 and len(set(calls)) == 3
