@@ -197,9 +197,9 @@ def serve_baseline(args: argparse.Namespace) -> None:
     print("ready", flush=True)
     for line in sys.stdin:
         gc.collect()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         _baseline(body_slices[int(line)])
-        print(time.perf_counter() - t0, flush=True)
+        print(time.perf_counter() - t0, time.process_time() - c0, flush=True)
 
 
 class _PureBaseline:
@@ -217,10 +217,12 @@ class _PureBaseline:
         if self.stdout.readline().strip() != "ready":
             raise RuntimeError("the pure-Python baseline process did not start")
 
-    def time(self, index: int) -> float:
+    def time(self, index: int) -> tuple[float, float]:
+        """Wall and CPU seconds of slice ``index``."""
         self.stdin.write(f"{index}\n")
         self.stdin.flush()
-        return float(self.stdout.readline())
+        wall, cpu = self.stdout.readline().split()
+        return float(wall), float(cpu)
 
     def close(self) -> None:
         self.stdin.close()
@@ -263,10 +265,12 @@ def timings(args: argparse.Namespace) -> dict[str, Any]:
 
     pure = None if not compiled_sqlglot() else _PureBaseline(args)
     if pure is not None:
-        t["pure_baseline"] = 0.0
+        t["pure_baseline"] = cpu["pure_baseline"] = 0.0
     for i, (chunk, chunk_bodies) in enumerate(zip(script_slices, body_slices, strict=True)):
         if pure is not None:
-            t["pure_baseline"] += pure.time(i)
+            wall, used = pure.time(i)
+            t["pure_baseline"] += wall
+            cpu["pure_baseline"] += used
         timed("baseline", _baseline, chunk_bodies)
         timed("floor", _sqlglot_floor, chunk_bodies)
         res = timed("compile", _compile, chunk)
