@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import sqlglot
+from pydantic import BaseModel
 
 from translator import statement_cache
 from translator.bodies import copy_tree
@@ -13,9 +14,11 @@ from translator.compile import Context
 from translator.dialects import get_dialect
 from translator.errors import TranslatorError
 from translator.frontend import parse_script
+from translator.metadata import dump_metadata, load_metadata
 from translator.migrate import migrate_directory
 from translator.script import split_statements
 from translator.warehouse import Warehouse
+from translator.warehouse.cache import MetadataCache
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -125,3 +128,42 @@ def test_a_migration_parses_each_statement_once(
     report = migrate_directory(src, wh, "spark")
     assert not report.failures
     assert len(calls) == 3 and len(set(calls)) == 3
+
+
+def _fields_sets(value: object) -> object:
+    """Every model's set fields and extras, nested: what "absent stays absent" depends on."""
+    if isinstance(value, BaseModel):
+        return (
+            type(value).__name__,
+            sorted(value.model_fields_set),
+            value.model_extra,
+            {k: _fields_sets(getattr(value, k)) for k in type(value).model_fields},
+        )
+    if isinstance(value, list):
+        return [_fields_sets(v) for v in value]
+    return value
+
+
+def test_a_commit_caches_what_a_read_of_its_file_would_parse(tmp_path: Path) -> None:
+    cache = MetadataCache()
+    wh = Warehouse(
+        tmp_path / "wh", cache=cache, context=Context(clock=lambda: 5, new_uuid=lambda: _UUID)
+    )
+    wh.apply(
+        "CREATE FUNCTION f(x INT COMMENT 'the x', y ARRAY<STRUCT<a: STRING>>) RETURNS INT "
+        "COMMENT 'doc' DETERMINISTIC CONTAINS SQL RETURN x + size(y);\n"
+        "CREATE OR REPLACE FUNCTION f(x INT COMMENT 'the x', y ARRAY<STRUCT<a: STRING>>) "
+        "RETURNS INT RETURN x * 2;\n",
+        "spark",
+    ).raise_for_errors()
+    committed = wh.apply(
+        "CREATE FUNCTION f(s STRING) RETURNS STRING RETURN upper(s)", "spark"
+    ).committed
+    (c,) = committed
+    hits = cache.hits
+    cached = wh.reader.read(c.path)
+    assert cache.hits == hits + 1  # not parsed again
+    parsed = load_metadata((tmp_path / "wh" / c.path).read_text())
+    assert cached == parsed
+    assert _fields_sets(cached) == _fields_sets(parsed)
+    assert dump_metadata(cached) == dump_metadata(parsed)

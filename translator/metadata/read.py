@@ -21,7 +21,12 @@ from translator.metadata.model import UdfMetadata
 from translator.metadata.problems import Problem, key_path
 from translator.metadata.validate import validate_metadata
 
-__all__ = ["check_metadata_files", "load_metadata", "read_metadata_file"]
+__all__ = [
+    "check_metadata_files",
+    "load_metadata",
+    "metadata_from_document",
+    "read_metadata_file",
+]
 
 
 class _Decoded(dict[str, Any]):
@@ -139,6 +144,14 @@ def load_metadata(text: str, *, source: str | None = None) -> UdfMetadata:
         f"{where}invalid UDF metadata ({count}): {problems[0]}",
         problems=[(p.path, p.message) for p in problems],
     )
+
+
+def metadata_from_document(document: dict[str, Any]) -> UdfMetadata:
+    """The model :func:`load_metadata` makes of a text whose JSON value is ``document`` (plain
+    ``json.loads``) when it finds no problem in it: for a text this package has just written and
+    checked with :func:`validate_metadata` (a commit), which need not be parsed again."""
+    with bulk_allocation():
+        return UdfMetadata.model_validate(document, by_alias=True, by_name=False)
 
 
 def read_metadata_file(path: str | Path) -> UdfMetadata:
