@@ -29,7 +29,24 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
+#: ``--reuse DIR``: each part's JSON is kept there, and a part already there is not run again.
+_REUSE: list[Path] = []
+_SEEN: dict[str, int] = {}
+
+
 def _run(module: str, *args: str) -> dict[str, Any]:
+    name = "_".join([module, *args]).replace("-", "").replace("/", "")
+    _SEEN[name] = _SEEN.get(name, 0) + 1
+    kept = _REUSE[0] / f"{name}_{_SEEN[name]}.json" if _REUSE else None
+    if kept is not None and kept.exists():
+        return json.loads(kept.read_text())  # type: ignore[no-any-return]
+    result = _run_process(module, *args)
+    if kept is not None:
+        kept.write_text(json.dumps(result))
+    return result
+
+
+def _run_process(module: str, *args: str) -> dict[str, Any]:
     cmd = [sys.executable, "-m", f"benchmarks.{module}", *args]
     print(f"  $ {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
     t0 = time.perf_counter()
@@ -383,10 +400,24 @@ def main() -> None:
         "--runs", type=int, default=None, help="throughput and migrate runs (default 3; quick 2)"
     )
     ap.add_argument("--no-migrate", action="store_true", help="skip the migrate processes")
+    ap.add_argument(
+        "--reuse", type=Path, default=None, help="keep each part's JSON in DIR; reuse what is there"
+    )
+    ap.add_argument(
+        "--only",
+        choices=["throughput", "migrate", "memory", "merge"],
+        default=None,
+        help="with --reuse: run one part only (several can run at once), write no tables",
+    )
+    ap.add_argument("--merge-sizes", default=None, help="default 1000,10000,100000")
     args = ap.parse_args()
+    if args.reuse is not None:
+        args.reuse.mkdir(parents=True, exist_ok=True)
+        _REUSE.append(args.reuse)
+    only = args.only
     repeats = args.runs or (2 if args.quick else 3)
     n = args.statements or (2_000 if args.quick else 10_000)
-    sizes = "1000,10000" if args.quick else "1000,10000,100000"
+    sizes = args.merge_sizes or ("1000,10000" if args.quick else "1000,10000,100000")
     started = time.perf_counter()
 
     fast = _version("sqlglotc")
@@ -398,25 +429,34 @@ def main() -> None:
         )
         fast = None
 
-    print("throughput", file=sys.stderr)
     pure_runs: list[dict[str, Any]] = []
     fast_runs: list[dict[str, Any]] = []
-    for _ in range(repeats):
-        pure_runs.append(_run("throughput", "--build", "pure", "--statements", str(n)))
-        if fast is not None:
-            fast_runs.append(_run("throughput", "--build", "installed", "--statements", str(n)))
-    runs = [pure_runs[-1], *fast_runs[-1:]]
+    if only in (None, "throughput"):
+        print("throughput", file=sys.stderr)
+        for _ in range(repeats):
+            pure_runs.append(_run("throughput", "--build", "pure", "--statements", str(n)))
+            if fast is not None:
+                fast_runs.append(_run("throughput", "--build", "installed", "--statements", str(n)))
     migrate = None
-    if not args.no_migrate:
+    if not args.no_migrate and only in (None, "migrate"):
         print("migrate processes", file=sys.stderr)
         size = "500" if args.quick else "2000"
         migrate = _run("migrate_process", "--statements", size, "--repeat", str(repeats))
-    print("memory", file=sys.stderr)
-    memory = _run(
-        "throughput", "--memory", "--statements", str(n), *(["--tracemalloc"] * args.tracemalloc)
-    )
-    print("merge scaling", file=sys.stderr)
-    merges = _run("merge_scaling", "--sizes", sizes)
+    if only in (None, "memory"):
+        print("memory", file=sys.stderr)
+        memory = _run(
+            "throughput",
+            "--memory",
+            "--statements",
+            str(n),
+            *(["--tracemalloc"] * args.tracemalloc),
+        )
+    if only in (None, "merge"):
+        print("merge scaling", file=sys.stderr)
+        merges = _run("merge_scaling", "--sizes", sizes)
+    if only is not None:
+        return
+    runs = [pure_runs[-1], *fast_runs[-1:]]
     spark_runs: list[dict[str, Any]] = []
     if not args.no_spark and not args.quick and _spark_available():
         print("spark", file=sys.stderr)
