@@ -29,7 +29,24 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
+#: ``--reuse DIR``: each part's JSON is kept there, and a part already there is not run again.
+_REUSE: list[Path] = []
+_SEEN: dict[str, int] = {}
+
+
 def _run(module: str, *args: str) -> dict[str, Any]:
+    name = "_".join([module, *args]).replace("-", "").replace("/", "")
+    _SEEN[name] = _SEEN.get(name, 0) + 1
+    kept = _REUSE[0] / f"{name}_{_SEEN[name]}.json" if _REUSE else None
+    if kept is not None and kept.exists():
+        return json.loads(kept.read_text())  # type: ignore[no-any-return]
+    result = _run_process(module, *args)
+    if kept is not None:
+        kept.write_text(json.dumps(result))
+    return result
+
+
+def _run_process(module: str, *args: str) -> dict[str, Any]:
     cmd = [sys.executable, "-m", f"benchmarks.{module}", *args]
     print(f"  $ {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
     t0 = time.perf_counter()
@@ -187,7 +204,7 @@ def merge_section(m: dict[str, Any]) -> str:
                 + [f"{b[k] / a[k]:.1f}x" for k in ("add", "replace", "unchanged", "copy", "dump")]
             )
         out += [
-            f"**{title}** (time per merge, `compile_script(statement, into=metadata)`; "
+            f"**{title}** (CPU time per merge, `compile_script(statement, into=metadata)`; "
             "the last two columns are not part of it):",
             "",
             _table(header, body),
@@ -232,6 +249,141 @@ def spark_section(runs: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def commit_section(m: dict[str, Any]) -> str:
+    """``Warehouse.apply`` into a function whose file holds the big metadata (target 5)."""
+    out = []
+    for shape, title in (
+        ("definitions", "one function with N definitions"),
+        ("versions", "one definition with N versions"),
+    ):
+        rows = [r for r in m.get("commits", []) if r["shape"] == shape]
+        if not rows:
+            continue
+        keys = ("add", "replace", "unchanged")
+        body = [[f"{r['n']:,}"] + [_ms(r[k]) for k in keys] for r in rows]
+        for a, b in itertools.pairwise(rows):
+            body.append(
+                [f"growth {a['n'] // 1000}k -> {b['n'] // 1000}k"]
+                + [f"{b[k] / a[k]:.1f}x" for k in keys]
+            )
+        header = ["N", "add overload: ms", "replace (new version): ms", "unchanged: ms"]
+        out += [
+            f"**{title}** (CPU time per `Warehouse.apply` of one statement: read, merge, validate, "
+            "write and sync the next metadata file):",
+            "",
+            _table(header, body),
+            "",
+        ]
+    return "\n".join(out)
+
+
+def _range(values: list[float], fmt: str) -> str:
+    lo, hi = min(values), max(values)
+    if f"{lo:{fmt}}" == f"{hi:{fmt}}":
+        return f"{lo:{fmt}}"
+    return f"{lo:{fmt}}-{hi:{fmt}}"
+
+
+def _growth(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[float]:
+    out = []
+    for shape in ("definitions", "versions"):
+        mine = [r for r in rows if r["shape"] == shape]
+        for a, b in itertools.pairwise(mine):
+            out += [(b[k] / a[k]) / (b["n"] / a["n"]) * 10 for k in keys]
+    return out
+
+
+def targets(
+    pure: list[dict[str, Any]],
+    fast: list[dict[str, Any]],
+    migrate: dict[str, Any] | None,
+    merges: dict[str, Any],
+) -> tuple[str, list[tuple[str, str, str, bool | None]]]:
+    """Issue 17's five targets: (what, figure with its range over runs, target, met)."""
+    rows: list[tuple[str, str, str, bool | None]] = []
+    own = [(r["cpu"]["compile"] - r["cpu"]["floor"]) / r["statements"] * 1e6 for r in pure]
+    rows.append(
+        (
+            "1. our own time per statement beyond sqlglot's work (compile less all its sqlglot "
+            "work, pure-Python sqlglot)",
+            f"{_range(own, '.0f')} µs",
+            "<= 300 µs",
+            max(own) <= 300,
+        )
+    )
+    ratio = [r["cpu"]["compile"] / r["cpu"]["baseline"] for r in pure]
+    rows.append(
+        (
+            "2. compile, both representations, plain install / pure-sqlglot baseline",
+            f"{_range(ratio, '.2f')}x",
+            "<= 2.5x",
+            max(ratio) <= 2.5,
+        )
+    )
+    if fast:
+        ratio = [r["cpu"]["compile"] / r["cpu"]["pure_baseline"] for r in fast]
+        rows.append(
+            (
+                "3. compile with the fast extras (sqlglotc) / the same pure-sqlglot baseline "
+                "(timed by a pure-Python process between the slices)",
+                f"{_range(ratio, '.2f')}x",
+                "<= 1.5x",
+                max(ratio) <= 1.5,
+            )
+        )
+    else:
+        rows.append(("3. compile with the fast extras", "sqlglotc not installed", "<= 1.5x", None))
+    if migrate is not None:
+        ratio = [r["pure_cpu"] / r["sqlglot_cpu"] for r in migrate["runs"]]
+        wall = [r["pure"] / r["sqlglot"] for r in migrate["runs"]]
+        secs = [r["pure"] for r in migrate["runs"]]
+        rows.append(
+            (
+                f"4. `migrate` of {migrate['statements']:,} generated statements into a new "
+                "warehouse, whole processes / processes running only sqlglot parse + generate "
+                "of the same bodies (plain install; CPU time, wall time in brackets)",
+                f"{_range(ratio, '.1f')}x (wall {_range(wall, '.1f')}x, {_range(secs, '.0f')} s)",
+                "<= 4x",
+                max(ratio) <= 4,
+            )
+        )
+        if all("installed" in r for r in migrate["runs"]):
+            ratio = [r["installed_cpu"] / r["sqlglot_cpu"] for r in migrate["runs"]]
+            wall = [r["installed"] / r["sqlglot"] for r in migrate["runs"]]
+            rows.append(
+                (
+                    "4'. the same `migrate` with sqlglotc",
+                    f"{_range(ratio, '.1f')}x (wall {_range(wall, '.1f')}x)",
+                    "(not a target)",
+                    None,
+                )
+            )
+    merge_growth = _growth(merges["rows"], ("add", "replace", "unchanged"))
+    rows.append(
+        (
+            "5. growth of a merge per 10x of metadata size (worst of every scenario and step)",
+            f"{max(merge_growth):.1f}x",
+            "<= 10x",
+            max(merge_growth) <= 10,
+        )
+    )
+    if merges.get("commits"):
+        commit_growth = _growth(merges["commits"], ("add", "replace", "unchanged"))
+        rows.append(
+            (
+                "5. growth of a warehouse commit per 10x of metadata size (worst of every "
+                "scenario and step)",
+                f"{max(commit_growth):.1f}x",
+                "<= 10x",
+                max(commit_growth) <= 10,
+            )
+        )
+    header = ["target", "figure (CPU time; range over runs)", "target", "met"]
+    met = {True: "yes", False: "**no**", None: "-"}
+    text = _table(header, [[a, b, c, met[d]] for a, b, c, d in rows])
+    return text, rows
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -244,9 +396,28 @@ def main() -> None:
         "--tracemalloc", action="store_true", help="also trace Python allocations (+2 minutes)"
     )
     ap.add_argument("--out", type=Path, default=HERE / "results.md")
+    ap.add_argument(
+        "--runs", type=int, default=None, help="throughput and migrate runs (default 3; quick 2)"
+    )
+    ap.add_argument("--no-migrate", action="store_true", help="skip the migrate processes")
+    ap.add_argument(
+        "--reuse", type=Path, default=None, help="keep each part's JSON in DIR; reuse what is there"
+    )
+    ap.add_argument(
+        "--only",
+        choices=["throughput", "migrate", "memory", "merge"],
+        default=None,
+        help="with --reuse: run one part only (several can run at once), write no tables",
+    )
+    ap.add_argument("--merge-sizes", default=None, help="default 1000,10000,100000")
     args = ap.parse_args()
+    if args.reuse is not None:
+        args.reuse.mkdir(parents=True, exist_ok=True)
+        _REUSE.append(args.reuse)
+    only = args.only
+    repeats = args.runs or (2 if args.quick else 3)
     n = args.statements or (2_000 if args.quick else 10_000)
-    sizes = "1000,10000" if args.quick else "1000,10000,100000"
+    sizes = args.merge_sizes or ("1000,10000" if args.quick else "1000,10000,100000")
     started = time.perf_counter()
 
     fast = _version("sqlglotc")
@@ -258,16 +429,34 @@ def main() -> None:
         )
         fast = None
 
-    print("throughput", file=sys.stderr)
-    runs = [_run("throughput", "--build", "pure", "--statements", str(n))]
-    if fast is not None:
-        runs.append(_run("throughput", "--build", "installed", "--statements", str(n)))
-    print("memory", file=sys.stderr)
-    memory = _run(
-        "throughput", "--memory", "--statements", str(n), *(["--tracemalloc"] * args.tracemalloc)
-    )
-    print("merge scaling", file=sys.stderr)
-    merges = _run("merge_scaling", "--sizes", sizes)
+    pure_runs: list[dict[str, Any]] = []
+    fast_runs: list[dict[str, Any]] = []
+    if only in (None, "throughput"):
+        print("throughput", file=sys.stderr)
+        for _ in range(repeats):
+            pure_runs.append(_run("throughput", "--build", "pure", "--statements", str(n)))
+            if fast is not None:
+                fast_runs.append(_run("throughput", "--build", "installed", "--statements", str(n)))
+    migrate = None
+    if not args.no_migrate and only in (None, "migrate"):
+        print("migrate processes", file=sys.stderr)
+        size = "500" if args.quick else "2000"
+        migrate = _run("migrate_process", "--statements", size, "--repeat", str(repeats))
+    if only in (None, "memory"):
+        print("memory", file=sys.stderr)
+        memory = _run(
+            "throughput",
+            "--memory",
+            "--statements",
+            str(n),
+            *(["--tracemalloc"] * args.tracemalloc),
+        )
+    if only in (None, "merge"):
+        print("merge scaling", file=sys.stderr)
+        merges = _run("merge_scaling", "--sizes", sizes)
+    if only is not None:
+        return
+    runs = [pure_runs[-1], *fast_runs[-1:]]
     spark_runs: list[dict[str, Any]] = []
     if not args.no_spark and not args.quick and _spark_available():
         print("spark", file=sys.stderr)
@@ -275,6 +464,7 @@ def main() -> None:
             spark_runs.append(_run("spark_batch", "--master", master, "--statements", str(n)))
 
     build = "sqlglotc" if fast else "pure-Python sqlglot"
+    target_table, _ = targets(pure_runs, fast_runs, migrate, merges)
     sections = [
         "# iceberg-udf benchmark results",
         "",
@@ -286,7 +476,11 @@ def main() -> None:
         "column are measured interleaved in one process and are the stable figures; figures "
         "across columns or sections come from separate processes.",
         "",
-        "## Compile and emit throughput",
+        f"## Issue 17's targets ({repeats} runs)",
+        "",
+        target_table,
+        "",
+        "## Compile and emit throughput (the last run)",
         "",
         throughput_section(runs),
         "",
@@ -298,6 +492,9 @@ def main() -> None:
         "",
         merge_section(merges),
         "",
+        f"## Warehouse commits into big metadata ({build})",
+        "",
+        commit_section(merges),
     ]
     if spark_runs:
         sections += [

@@ -43,6 +43,11 @@ def _args() -> argparse.Namespace:
     ap.add_argument(
         "--tracemalloc", action="store_true", help="with --memory: also a (slow) traced pass"
     )
+    ap.add_argument(
+        "--serve-baseline",
+        action="store_true",
+        help="(internal) time the baseline of the slice whose number is read from stdin",
+    )
     return ap.parse_args()
 
 
@@ -52,6 +57,9 @@ def main() -> None:
         from benchmarks import purepython
 
         purepython.install()
+    if args.serve_baseline:
+        serve_baseline(args)
+        return
     out = memory(args) if args.memory else timings(args)
     json.dump(out, sys.stdout)
     sys.stdout.write("\n")
@@ -175,6 +183,52 @@ def _slices(items: list[Any], n: int) -> list[list[Any]]:
     return [items[i : i + k] for i in range(0, len(items), k)]
 
 
+def serve_baseline(args: argparse.Namespace) -> None:
+    """Time the baseline of slice ``i`` for every ``i`` read from stdin, one time per line.
+
+    The sqlglotc run starts this child with ``--build pure``: its compile is set against
+    pure-Python sqlglot's work (target 3), measured slice by slice between its own slices so
+    that both see the same machine load, although one process cannot load both builds."""
+    from benchmarks.corpus import generate
+
+    scripts = generate(args.statements, args.seed)
+    body_slices = [_bodies(chunk) for chunk in _slices(scripts, args.slices)]
+    _baseline(_bodies(scripts[:40]))
+    print("ready", flush=True)
+    for line in sys.stdin:
+        gc.collect()
+        t0, c0 = time.perf_counter(), time.process_time()
+        _baseline(body_slices[int(line)])
+        print(time.perf_counter() - t0, time.process_time() - c0, flush=True)
+
+
+class _PureBaseline:
+    """The child process of :func:`serve_baseline`."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        import subprocess
+
+        cmd = [sys.executable, "-m", "benchmarks.throughput", "--serve-baseline", "--build"]
+        cmd += ["pure", "--statements", str(args.statements), "--seed", str(args.seed)]
+        cmd += ["--slices", str(args.slices)]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None and self.proc.stdin is not None
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
+        if self.stdout.readline().strip() != "ready":
+            raise RuntimeError("the pure-Python baseline process did not start")
+
+    def time(self, index: int) -> tuple[float, float]:
+        """Wall and CPU seconds of slice ``index``."""
+        self.stdin.write(f"{index}\n")
+        self.stdin.flush()
+        wall, cpu = self.stdout.readline().split()
+        return float(wall), float(cpu)
+
+    def close(self) -> None:
+        self.stdin.close()
+        self.proc.wait()
+
+
 def timings(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.corpus import generate
     from benchmarks.purepython import compiled_sqlglot
@@ -209,7 +263,14 @@ def timings(args: argparse.Namespace) -> dict[str, Any]:
         cpu[key] += time.process_time() - c0
         return value
 
-    for chunk, chunk_bodies in zip(script_slices, body_slices, strict=True):
+    pure = None if not compiled_sqlglot() else _PureBaseline(args)
+    if pure is not None:
+        t["pure_baseline"] = cpu["pure_baseline"] = 0.0
+    for i, (chunk, chunk_bodies) in enumerate(zip(script_slices, body_slices, strict=True)):
+        if pure is not None:
+            wall, used = pure.time(i)
+            t["pure_baseline"] += wall
+            cpu["pure_baseline"] += used
         timed("baseline", _baseline, chunk_bodies)
         timed("floor", _sqlglot_floor, chunk_bodies)
         res = timed("compile", _compile, chunk)
@@ -219,6 +280,8 @@ def timings(args: argparse.Namespace) -> dict[str, Any]:
         _count(res, counts)
         _digest(h, res, emitted)
         del res, emitted
+    if pure is not None:
+        pure.close()
 
     return {
         "build": "sqlglotc" if compiled_sqlglot() else "pure",

@@ -39,6 +39,7 @@ NEVER: dict[str, tuple[str, ...]] = {
     "translator/server": (*CLI, "translator.migrate", "pyspark"),
     "translator/spark.py": CLI,
     "translator/frontend.py": CLI + STORE,
+    "translator/statement_cache.py": CLI + STORE,
     "translator/script.py": ENGINES + CLI + STORE,
     "translator/api.py": (*CLI, "pyspark"),
 }

@@ -45,6 +45,7 @@ NOT_CHECKABLE = {
     "trino_docs_for_sum_range sum_range(long) v1": "FOR loop",
 }
 
+
 def _fixture_scripts() -> Iterator[tuple[str, str, str]]:
     """(label, dialect, script) for every fixture script whose dialect is known."""
     for path in sorted((ROOT / "fixtures").rglob("*.sql")):
@@ -171,11 +172,7 @@ def test_every_emitted_trino_statement_parses_in_trino(
 def test_every_emitted_trino_statement_keeps_trinos_routine_rules(
     statements: list[tuple[str, str]],
 ) -> None:
-    bad = {
-        label: problems
-        for label, s in statements
-        if (problems := routine_rule_violations(s))
-    }
+    bad = {label: problems for label, s in statements if (problems := routine_rule_violations(s))}
     assert bad == {}
 
 

@@ -10,6 +10,7 @@ from translator.dialects.base import TypeInference
 from translator.errors import SqlSyntaxError, TranslatorError, position_at
 from translator.ir import SkippedStatement, Statement
 from translator.script import StatementText, invisible_character, split_statements
+from translator.statement_cache import parse_statement
 
 __all__ = ["ParsedScript", "is_function_ddl", "parse_script"]
 
@@ -79,7 +80,7 @@ def parse_script(
             )
             continue
         try:
-            result.statements.append(d.parse_statement(piece, infer))
+            result.statements.append(parse_statement(d, piece, infer))
         except TranslatorError as e:
             result.errors.append(e)
     return result

@@ -24,6 +24,7 @@ from translator.metadata.problems import Problem
 from translator.metadata.read import (
     check_metadata_files,
     load_metadata,
+    metadata_from_document,
     read_metadata_file,
 )
 from translator.metadata.validate import validate_metadata
@@ -44,6 +45,7 @@ __all__ = [
     "deep_copy",
     "dump_metadata",
     "load_metadata",
+    "metadata_from_document",
     "metadata_to_json",
     "read_metadata_file",
     "validate_metadata",

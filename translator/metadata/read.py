@@ -16,11 +16,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from translator.errors import MetadataError
+from translator.metadata.copying import bulk_allocation
 from translator.metadata.model import UdfMetadata
 from translator.metadata.problems import Problem, key_path
 from translator.metadata.validate import validate_metadata
 
-__all__ = ["check_metadata_files", "load_metadata", "read_metadata_file"]
+__all__ = [
+    "check_metadata_files",
+    "load_metadata",
+    "metadata_from_document",
+    "read_metadata_file",
+]
 
 
 class _Decoded(dict[str, Any]):
@@ -120,23 +126,32 @@ def _pydantic_path(document: object, loc: Iterable[int | str]) -> str:
 def load_metadata(text: str, *, source: str | None = None) -> UdfMetadata:
     """Parse and validate a metadata text; raise :class:`MetadataError` listing all problems."""
     where = f"{source}: " if source else ""
-    raw = _decode(text, where)
-    problems = list(_duplicate_keys(raw)) + validate_metadata(raw)
-    if _SURROGATE_ESCAPE.search(text):
-        problems += _lone_surrogates(raw)
-    document = _plain(raw)
-    if not problems:
-        try:
-            return UdfMetadata.model_validate(document, by_alias=True, by_name=False)
-        except ValidationError as e:  # a shape the checks above missed: still report, by path
-            problems = [
-                Problem(_pydantic_path(document, err["loc"]), err["msg"]) for err in e.errors()
-            ]
+    with bulk_allocation():  # a long history is millions of objects, and no cycles
+        raw = _decode(text, where)
+        problems = list(_duplicate_keys(raw)) + validate_metadata(raw)
+        if _SURROGATE_ESCAPE.search(text):
+            problems += _lone_surrogates(raw)
+        document = _plain(raw)
+        if not problems:
+            try:
+                return UdfMetadata.model_validate(document, by_alias=True, by_name=False)
+            except ValidationError as e:  # a shape the checks above missed: report, by path
+                problems = [
+                    Problem(_pydantic_path(document, err["loc"]), err["msg"]) for err in e.errors()
+                ]
     count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
     raise MetadataError(
         f"{where}invalid UDF metadata ({count}): {problems[0]}",
         problems=[(p.path, p.message) for p in problems],
     )
+
+
+def metadata_from_document(document: dict[str, Any]) -> UdfMetadata:
+    """The model :func:`load_metadata` makes of a text whose JSON value is ``document`` (plain
+    ``json.loads``) when it finds no problem in it: for a text this package has just written and
+    checked with :func:`validate_metadata` (a commit), which need not be parsed again."""
+    with bulk_allocation():
+        return UdfMetadata.model_validate(document, by_alias=True, by_name=False)
 
 
 def read_metadata_file(path: str | Path) -> UdfMetadata:

@@ -31,6 +31,7 @@ from translator.migrate.report import (
 )
 from translator.migrate.units import Item, Unit, head_line, mask
 from translator.script import StatementText, scan, split_statements
+from translator.statement_cache import parse_statement, run_scope
 from translator.warehouse.cache import MetadataCache
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import FunctionRef
@@ -205,7 +206,7 @@ class _Run:
                     self.statements_of[FunctionRef(ns, fn)].append(st)
                 continue
             try:
-                parsed = self.lang.parse_statement(piece)
+                parsed = parse_statement(self.lang, piece)
                 if not isinstance(parsed, CreateFunction | DropFunction):  # pragma: no cover
                     raise TranslatorError("not function DDL", piece.position)
                 key = function_key(parsed.name)
@@ -472,7 +473,8 @@ def migrate_directory(
             if progress is not None:
                 progress(ProgressEvent(index, len(files), name))
             failures, warnings = len(report.failures), len(report.warnings)
-            report.files.append(run.run_file(name, path))
+            with run_scope():  # its plan, lock names and compiles parse each statement once
+                report.files.append(run.run_file(name, path))
             if progress is not None:
                 progress(
                     ProgressEvent(

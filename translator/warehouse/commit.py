@@ -23,9 +23,9 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from translator.metadata import UdfMetadata, dump_metadata, validate_metadata
+from translator.metadata import UdfMetadata, bulk_allocation, dump_metadata, validate_metadata
 from translator.warehouse.catalog import CatalogConflict, SqlCatalog
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import (
@@ -82,14 +82,21 @@ class RetryPolicy:
 def prepare_document(meta: UdfMetadata, location: str) -> bytes:
     """The file bytes of ``meta`` with its ``location`` set (in place: ``meta`` is the caller's
     new state); refuse to write invalid metadata."""
+    return _prepare(meta, location)[0]
+
+
+def _prepare(meta: UdfMetadata, location: str) -> tuple[bytes, dict[str, Any]]:
+    """:func:`prepare_document`, and the JSON value of the bytes (which passed validation)."""
     meta.location = location
     meta.model_fields_set.add("location")
-    text = dump_metadata(meta)
-    problems = validate_metadata(json.loads(text))
+    with bulk_allocation():  # a long history is millions of objects, and no cycles
+        text = dump_metadata(meta)
+        document = json.loads(text)
+        problems = validate_metadata(document)
     if problems:
         listed = "; ".join(str(p) for p in problems[:5])
         raise WarehouseError(f"internal error: refusing to write invalid metadata: {listed}")
-    return text.encode("utf-8")
+    return text.encode("utf-8"), document
 
 
 class Committer(Protocol):
@@ -124,11 +131,12 @@ class FileCommitter:
     def commit(self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata) -> Committed:
         version = 1 if base is None else (base.version or 0) + 1
         rel = metadata_path(ref, version, derived_file_uuid(ref, version))
-        data = prepare_document(meta, self.store.location(function_dir(ref)))
+        data, document = _prepare(meta, self.store.location(function_dir(ref)))
         try:
             self.store.create_exclusive(rel, data, make_dirs=base is None)
         except (FileExistsError, FileNotFoundError) as e:
             raise Conflict(str(e)) from e
+        self.reader.remember(rel, document)
         return Committed(ref, version, rel, self.store.location(rel))
 
     def drop(self, ref: FunctionRef, base: Resolved) -> str:

@@ -19,9 +19,10 @@ from __future__ import annotations
 import itertools
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from translator.errors import MetadataError, TranslatorError
-from translator.metadata import UdfMetadata, load_metadata
+from translator.metadata import UdfMetadata, load_metadata, metadata_from_document
 from translator.warehouse.cache import MetadataCache
 from translator.warehouse.errors import (
     FunctionNotFoundError,
@@ -103,6 +104,18 @@ class MetadataReader:
         if self.cache is not None:
             self.cache.put(key, meta)
         return meta
+
+    def remember(self, rel: str, document: dict[str, Any]) -> None:
+        """Cache the file just committed at ``rel`` as :meth:`read` would parse it, from
+        ``document``, the checked JSON value of its text: the next read of a function a run
+        commits to (the next statement, the migration report) need not parse it again."""
+        if self.cache is None:
+            return
+        try:
+            key = (self.store.location(rel), *self.store.stat_key(rel))
+        except FileNotFoundError:  # dropped at once by someone else: nothing to remember
+            return
+        self.cache.put(key, metadata_from_document(document))
 
     def listing(self, ref: FunctionRef) -> list[MetadataName]:
         """The function's metadata files, by version number; duplicates are an error."""

@@ -30,6 +30,7 @@ from translator.compile import CompileOptions, Context
 from translator.errors import Diagnostic, HistoryError, TranslatorError
 from translator.history import entry_index, view_at
 from translator.metadata import deep_copy
+from translator.statement_cache import run_scope
 from translator.warehouse.apply import Applier, named_functions
 from translator.warehouse.cache import MetadataCache, cache_enabled_by_env, shared_cache
 from translator.warehouse.catalog import SqlCatalog
@@ -191,11 +192,12 @@ class Warehouse:
             self.committer, self.context, self.retry, self.store, keep_journal=keep_journal
         )
         run = applier.run
-        if dry_run:
-            return run(sources, dialect, ns, True, options, strict)
-        self.require_writable("apply statements")
-        with self._locked(named_functions(sources, dialect, ns)):
-            return run(sources, dialect, ns, False, options, strict)
+        with run_scope():  # the lock's names and the compile (and each retry) parse once
+            if dry_run:
+                return run(sources, dialect, ns, True, options, strict)
+            self.require_writable("apply statements")
+            with self._locked(named_functions(sources, dialect, ns)):
+                return run(sources, dialect, ns, False, options, strict)
 
     # ----------------------------------------------------------------------------------------
     # reading

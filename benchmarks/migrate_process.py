@@ -1,0 +1,124 @@
+"""``iceberg-udf migrate`` of 2,000 generated statements into a new warehouse, as whole processes,
+against processes that only run sqlglot's parse + generate of the same bodies (target 4).
+
+The first 2,000 CREATE/DROP FUNCTION statements of the benchmark corpus (seed 20240607; 1,000
+Spark, 1,000 Trino, in migration-script-like files) are written to one folder per dialect. One
+repetition runs, in this order:
+
+* **sqlglot** -- per dialect, a fresh ``python`` process that imports pure-Python sqlglot, reads
+  the folder's bodies (extracted beforehand, as :func:`benchmarks.throughput._bodies` lists them)
+  and parses and generates each (the throughput baseline);
+* **migrate** -- per dialect, ``iceberg-udf migrate --dialect D SRC --warehouse WH --report-json
+  FILE`` into a warehouse that did not exist (Spark first, then Trino into the same one), with
+  pure-Python sqlglot (the plain install) and, where installed, with sqlglotc.
+
+Each figure is the wall time of the processes, start-up and imports included (and, beside it,
+their CPU time, which a loaded host distorts less; the wall time includes waiting for fsync); the
+ratio is taken within a repetition, the range over repetitions. Prints one JSON document.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Run the ``iceberg-udf`` console script in this interpreter (``pure``: pure-Python sqlglot).
+_MIGRATE = """
+import sys
+if sys.argv[1] == "pure":
+    from benchmarks import purepython
+    purepython.install()
+from importlib.metadata import entry_points
+(main,) = [e for e in entry_points(group="console_scripts") if e.name == "iceberg-udf"]
+sys.exit(main.load()(sys.argv[2:]))
+"""
+
+#: Parse and generate every body listed in a JSON file, with pure-Python sqlglot.
+_SQLGLOT = """
+import json, sys
+from benchmarks import purepython
+purepython.install()
+from benchmarks.throughput import _baseline
+_baseline([tuple(b) for b in json.load(open(sys.argv[1], encoding="utf-8"))])
+"""
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _timed(cmd: list[str], run: dict[str, float], key: str) -> None:
+    """Add the wall time of ``cmd`` to ``run[key]`` and its CPU time to ``run[key + "_cpu"]``."""
+    t0, c0 = time.perf_counter(), _cpu()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+    elapsed, cpu = time.perf_counter() - t0, _cpu() - c0
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout[-2000:] + proc.stderr[-3000:])
+        raise SystemExit(f"{cmd[3:6]} failed ({proc.returncode})")
+    run[key] = run.get(key, 0.0) + elapsed
+    run[key + "_cpu"] = run.get(key + "_cpu", 0.0) + cpu
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--statements", type=int, default=2_000)
+    ap.add_argument("--seed", type=int, default=20240607)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+
+    from benchmarks.corpus import generate
+    from benchmarks.purepython import compiled_sqlglot
+    from benchmarks.throughput import _bodies
+
+    builds = ["pure", *(["installed"] if compiled_sqlglot() else [])]
+    scripts = generate(args.statements, args.seed)
+    runs: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory(prefix="iceberg-udf-migrate-") as tmp:
+        base = Path(tmp)
+        for dialect in ("spark", "trino"):
+            src = base / "src" / dialect
+            src.mkdir(parents=True)
+            mine = [s for s in scripts if s.dialect == dialect]
+            for s in mine:
+                (src / s.name).write_text(s.text, encoding="utf-8")
+            (base / f"{dialect}.bodies.json").write_text(json.dumps(_bodies(mine)), "utf-8")
+        py = sys.executable
+        for _ in range(args.repeat):
+            run: dict[str, float] = {}
+            for dialect in ("spark", "trino"):
+                bodies = str(base / f"{dialect}.bodies.json")
+                _timed([py, "-c", _SQLGLOT, bodies], run, "sqlglot")
+            for build in builds:
+                wh = base / f"wh-{build}"
+                shutil.rmtree(wh, ignore_errors=True)
+                for dialect in ("spark", "trino"):
+                    cmd = [py, "-c", _MIGRATE, build, "migrate", "--dialect", dialect]
+                    cmd += [str(base / "src" / dialect), "--warehouse", str(wh)]
+                    cmd += ["--report-json", str(base / f"report-{build}-{dialect}.json")]
+                    _timed(cmd, run, build)
+            runs.append(run)
+        functions = sum(1 for p in (base / "wh-pure").rglob("*.metadata.json"))
+    json.dump(
+        {
+            "statements": sum(s.statements for s in scripts),
+            "scripts": len(scripts),
+            "metadata_files": functions,
+            "runs": runs,
+        },
+        sys.stdout,
+    )
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
