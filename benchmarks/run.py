@@ -358,6 +358,11 @@ def targets(
                     None,
                 )
             )
+    if not merges.get("rows"):
+        rows.append(("5. merge and commit growth", "not measured in this run", "<= 10x", None))
+        header = ["target", "figure (CPU time; range over runs)", "target", "met"]
+        met = {True: "yes", False: "**no**", None: "-"}
+        return _table(header, [[a, b, c, met[d]] for a, b, c, d in rows]), rows
     merge_growth = _growth(merges["rows"], ("add", "replace", "unchanged"))
     rows.append(
         (
@@ -410,6 +415,7 @@ def main() -> None:
         help="with --reuse: run one part only (several can run at once), write no tables",
     )
     ap.add_argument("--merge-sizes", default=None, help="default 1000,10000,100000")
+    ap.add_argument("--no-merge", action="store_true", help="skip merges and commits")
     args = ap.parse_args()
     if args.reuse is not None:
         args.reuse.mkdir(parents=True, exist_ok=True)
@@ -451,7 +457,8 @@ def main() -> None:
             str(n),
             *(["--tracemalloc"] * args.tracemalloc),
         )
-    if only in (None, "merge"):
+    merges: dict[str, Any] = {"rows": [], "commits": []}
+    if only in (None, "merge") and not args.no_merge:
         print("merge scaling", file=sys.stderr)
         merges = _run("merge_scaling", "--sizes", sizes)
     if only is not None:
@@ -471,7 +478,8 @@ def main() -> None:
         f"{datetime.date.today().isoformat()}; {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, sqlglot {sg}, sqlglotc {fast or 'not installed'}, lark "
         f"{_version('lark')}, pydantic {_version('pydantic')}. Written by `python -m benchmarks`"
-        f" in {time.perf_counter() - started:.0f} s; see `benchmarks/README.md` for what is "
+        f"{' from parts run separately (--reuse)' if args.reuse else ''} in "
+        f"{time.perf_counter() - started:.0f} s; see `benchmarks/README.md` for what is "
         "measured. Times on this 2-vCPU VM vary by 10-20% from run to run: ratios within one "
         "column are measured interleaved in one process and are the stable figures; figures "
         "across columns or sections come from separate processes.",
@@ -488,14 +496,17 @@ def main() -> None:
         "",
         memory_section(memory),
         "",
-        f"## Merging into big metadata ({build})",
-        "",
-        merge_section(merges),
-        "",
-        f"## Warehouse commits into big metadata ({build})",
-        "",
-        commit_section(merges),
     ]
+    if merges["rows"]:
+        sections += [
+            f"## Merging into big metadata ({build})",
+            "",
+            merge_section(merges),
+            "",
+            f"## Warehouse commits into big metadata ({build})",
+            "",
+            commit_section(merges),
+        ]
     if spark_runs:
         sections += [
             f"## Spark batch: `compile_dataframe` ({build})",
@@ -507,7 +518,7 @@ def main() -> None:
     print(text)
     if not args.quick:
         args.out.write_text(text, encoding="utf-8")
-        print(f"(written to {args.out.relative_to(ROOT)})", file=sys.stderr)
+        print(f"(written to {args.out})", file=sys.stderr)
 
 
 if __name__ == "__main__":
