@@ -23,7 +23,7 @@ def require_shared(path: Path) -> None:
     ``../shared`` beside it); in CI its absence fails instead."""
     if path.exists():
         return
-    reason = f"{path} is absent: these tests need ../shared beside the checkout (ICEBERG_UDF_SHARED)"
+    reason = f"{path} is absent: the test needs ../shared beside the checkout (ICEBERG_UDF_SHARED)"
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(reason)
     pytest.skip(reason)
