@@ -93,7 +93,8 @@ def test_emit_and_round_trip(source: str, path: Path, target: str, snapshot: Any
             continue
         back = compile_script(ddl, target, context=ctx())
         assert back.errors == [], (ddl, [str(e) for e in back.errors])
-        before, after = functions[key], back.functions[key]
+        # Spark's catalog folds every function name to lower case, quoted or not.
+        before, after = functions[key], back.functions[key.lower() if target == "spark" else key]
         assert before is not None and after is not None
         for d_before, d_after in zip(before.definitions, after.definitions, strict=True):
             want, got = characteristics(d_before, target), characteristics(d_after, target)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from translator.compile import CompileOptions, Context, check_body
-from translator.errors import BodyError, Diagnostic, TranslatorError, UnsupportedError
+from translator.errors import Diagnostic, TranslatorError, UnsupportedError
 from translator.frontend import parse_script
 from translator.ir import CreateFunction, SkippedStatement, Statement
 from translator.merge import Change, function_key, merge_statements
@@ -105,7 +105,7 @@ def compile_script(
         if isinstance(stmt, CreateFunction):
             try:
                 check_body(stmt)  # a body no engine would take is this statement's error
-            except BodyError as e:
+            except TranslatorError as e:
                 result.errors.append(e)
                 continue
         if strict and isinstance(stmt, CreateFunction):

@@ -18,7 +18,7 @@ from translator.body_checks import BODY_DIALECTS, body_problem, free_references
 from translator.defaults import default_properties
 from translator.dialects import DIALECTS, get_dialect
 from translator.dialects.base import PROPERTY_KEYS
-from translator.errors import BodyError, Diagnostic, Position
+from translator.errors import BodyError, Diagnostic, Position, UnsupportedError
 from translator.ir import CreateFunction
 from translator.metadata import (
     Definition,
@@ -71,9 +71,19 @@ def source_representation(stmt: CreateFunction) -> SqlRepresentation:
 
 
 def check_body(stmt: CreateFunction) -> None:
-    """Raise :class:`BodyError` for a body no engine would take: not exactly one expression or
+    """Raise :class:`UnsupportedError` for a name part holding a dot, and :class:`BodyError`
+    for a lone surrogate in any text or a body no engine would take: not exactly one expression or
     query (:func:`translator.body_checks.body_problem`), or an expression naming what is not a
     parameter (``RETURN y``: both engines refuse such a function when it is created)."""
+    dotted = [part for part in stmt.name if "." in part]
+    if dotted:
+        # Names are kept as dotted text (function_key, warehouse folders, the CLI's NAME): a
+        # part holding a dot would come back as two parts, a different function. Refused.
+        raise UnsupportedError(
+            f"the function name part {dotted[0]!r} holds a '.': it cannot be kept apart from "
+            "the name's other parts here (it would be read back as two parts); rename it",
+            stmt.positions.get("name", stmt.position),
+        )
     for what, text, at in _texts(stmt):
         m = _LONE_SURROGATE.search(text)
         if m is not None:

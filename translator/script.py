@@ -36,7 +36,7 @@ class Lexical:
     double_quote_is_string: bool = False
     #: Spark: ``\`name\``` is an identifier.
     backquote_identifiers: bool = False
-    #: Trino folds every name to lower case, quoted or not; Spark keeps a quoted name's case.
+    #: Whether a quoted function name folds to lower case too (both engines' catalogs do).
     quoted_names_fold: bool = True
 
     def name(self, token: Token) -> str:

@@ -22,7 +22,7 @@ def piece(sql: str, dialect: str) -> StatementText:
         ("USE sales", "trino", ["sales"]),
         ("USE Cat.Sales", "trino", ["cat", "sales"]),
         ('USE "Cat".x', "trino", ["cat", "x"]),  # Trino folds quoted names too
-        ("USE NAMESPACE `Sales`.x", "spark", ["Sales", "x"]),  # Spark keeps a quoted name's case
+        ("USE NAMESPACE `Sales`.x", "spark", ["sales", "x"]),  # Spark folds quoted names too
         ("USE DATABASE db", "spark", ["db"]),
         ("USE CATALOG c", "spark", []),
         ("USE a b", "trino", []),
@@ -37,7 +37,7 @@ def test_use_target(sql: str, dialect: str, target: list[str] | None) -> None:
     ("sql", "dialect", "name"),
     [
         ("CREATE FUNCTION a.b.f(x int) RETURNS ???", "trino", ["a", "b", "f"]),
-        ("CREATE OR REPLACE FUNCTION IF NOT EXISTS `F`(x", "spark", ["F"]),
+        ("CREATE OR REPLACE FUNCTION IF NOT EXISTS `F`(x", "spark", ["f"]),
         ("DROP FUNCTION db.f", "spark", ["db", "f"]),
         ("CREATE FUNCTION f x", "trino", None),
         ("CREATE TABLE t (x int)", "trino", None),

@@ -285,6 +285,7 @@ class FsspecStore:
             raise _unsupported(shown, self.protocol)
         self.fs: Any = _Guarded(fs, shown, url_secrets(url))
         self.root = str(path).rstrip("/")
+        self._shown, self._secrets = shown, url_secrets(url)
         #: Whether commits rest on this store's create-if-absent (off under a SQL catalog, whose
         #: compare-and-swap decides commits, files then getting random names).
         self.needs_conditional_writes = True
@@ -295,12 +296,29 @@ class FsspecStore:
     def location(self, rel: str = "") -> str:
         return str(self.fs.unstrip_protocol(self._path(rel)))
 
+    @contextlib.contextmanager
+    def _remote(self, doing: str) -> Iterator[None]:
+        """The back end's own failures (a bad bucket name, refused credentials, a network
+        error) as one :class:`WarehouseError` line, secrets masked; a missing or taken name
+        passes through: that is how reads and commits learn what they need."""
+        try:
+            yield
+        except (FileNotFoundError, FileExistsError, NotADirectoryError, WarehouseError):
+            raise
+        except Exception as e:
+            lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+            detail = f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__
+            raise WarehouseError(
+                mask_secrets(f"{self._shown}: cannot {doing}: {detail}", self._secrets)
+            ) from None
+
     def _ls(self, rel: str) -> list[dict[str, Any]]:
         # s3fs caches listings: another writer's new file must be seen, or commits would retry
         # on a stale "newest" forever.
-        self.fs.invalidate_cache(self._path(rel))
         try:
-            entries: list[dict[str, Any]] = self.fs.ls(self._path(rel), detail=True)
+            with self._remote("list"):
+                self.fs.invalidate_cache(self._path(rel))
+                entries: list[dict[str, Any]] = self.fs.ls(self._path(rel), detail=True)
         except (FileNotFoundError, NotADirectoryError):
             return []
         return entries
@@ -312,10 +330,12 @@ class FsspecStore:
         return [_basename(e["name"]) for e in self._ls(rel) if e.get("type") == "directory"]
 
     def read_bytes(self, rel: str) -> bytes:
-        return bytes(self.fs.cat_file(self._path(rel)))
+        with self._remote("read"):
+            return bytes(self.fs.cat_file(self._path(rel)))
 
     def stat_key(self, rel: str) -> tuple[object, ...]:
-        info = self.fs.info(self._path(rel))
+        with self._remote("read"):
+            info = self.fs.info(self._path(rel))
         stamp = info.get("mtime") or info.get("LastModified") or info.get("created")
         if isinstance(stamp, datetime):
             stamp = stamp.isoformat()
@@ -331,13 +351,14 @@ class FsspecStore:
                 self.fs.pipe_file(path, data, mode="create")
             return
         # Object stores have no folders: a missing "folder" cannot be told from a dropped one.
-        self._require_conditional_writes()
-        try:
-            self.fs.pipe_file(path, data, mode="create")
-        except OSError as e:
-            if e.errno == errno.EBUSY:  # S3's 409 ConditionalRequestConflict: a racing create
-                raise FileExistsError(path) from e
-            raise
+        with self._remote("write"):
+            self._require_conditional_writes()
+            try:
+                self.fs.pipe_file(path, data, mode="create")
+            except OSError as e:
+                if e.errno == errno.EBUSY:  # S3's 409 ConditionalRequestConflict: a racing create
+                    raise FileExistsError(path) from e
+                raise
 
     def _require_conditional_writes(self) -> None:
         """Refuse a store that lets a second ``If-None-Match: *`` create of one key through."""
@@ -363,7 +384,7 @@ class FsspecStore:
                 self.fs.rm_file(probe)
 
     def remove(self, rel: str) -> None:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(FileNotFoundError), self._remote("remove"):
             self.fs.rm_file(self._path(rel))
 
     def lock(self, name: str, timeout_s: float) -> contextlib.AbstractContextManager[bool]:
@@ -372,9 +393,10 @@ class FsspecStore:
 
     def move_dir(self, src: str, dst: str) -> None:
         """Not atomic on object stores (a copy of every file, then deletes): see the README."""
-        if not self.fs.exists(self._path(src)):
-            raise FileNotFoundError(self._path(src))
-        self.fs.mv(self._path(src), self._path(dst), recursive=True)
+        with self._remote("move"):
+            if not self.fs.exists(self._path(src)):
+                raise FileNotFoundError(self._path(src))
+            self.fs.mv(self._path(src), self._path(dst), recursive=True)
 
 
 class _Guarded:

@@ -169,12 +169,12 @@ def test_body_sqlglot_cannot_parse_is_kept_and_flagged() -> None:
     [
         ("f", ("f",)),
         ("MixedCase", ("mixedcase",)),
-        ("`MixedCase`", ("MixedCase",)),
+        ("`MixedCase`", ("mixedcase",)),  # as Spark's catalog: quoted names fold too
         ("`a``b`", ("a`b",)),
-        ("Db.`Fn`", ("db", "Fn")),
+        ("Db.`Fn`", ("db", "fn")),
         ("Cat.Db.Fn", ("cat", "db", "fn")),
         ("`my cat`.db.fn", ("my cat", "db", "fn")),
-        ("IDENTIFIER('Db.`Fn`')", ("db", "Fn")),
+        ("IDENTIFIER('Db.`Fn`')", ("db", "fn")),
         ("if", ("if",)),
     ],
 )
@@ -679,7 +679,7 @@ def test_render_create_text() -> None:
     )
     rendered = render_create(spec_of(stmt))
     assert rendered.text == (
-        "CREATE FUNCTION db.`Fn`(x INT COMMENT 'it\\'s', `a b` STRUCT<c: INT>)\n"
+        "CREATE FUNCTION db.fn(x INT COMMENT 'it\\'s', `a b` STRUCT<c: INT>)\n"
         "  RETURNS TABLE (n STRING COMMENT 'n')\n"
         "  COMMENT 'doc'\n"
         "  NOT DETERMINISTIC\n"

@@ -27,12 +27,12 @@ __all__ = [
 NAME: Final = "spark"
 
 #: Spark: a backslash escapes a quote, ``"text"`` is a string, a backquoted name is an
-#: identifier, and a quoted name keeps its case.
+#: identifier, and function names fold to lower case, quoted or not (its session catalog's rule).
 SPARK: Final = Lexical(
     backslash_escapes=True,
     double_quote_is_string=True,
     backquote_identifiers=True,
-    quoted_names_fold=False,
+    quoted_names_fold=True,
 )
 
 #: Spark names a function with one to three parts (catalog.schema.function).

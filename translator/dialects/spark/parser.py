@@ -5,10 +5,9 @@ IR values bottom-up; :mod:`.assemble` checks a CREATE FUNCTION as a whole, and :
 maps its primitive types. A parameter ``DEFAULT`` is kept as its source text.
 
 Names. Spark's session catalog is case-insensitive and stores function names lower-case (it even
-lower-cases a backquoted name). Here an *unquoted* function-name part is lower-cased, and a
-backquoted one is kept exactly as written, so a deliberately quoted name survives into catalogs
-that do compare case. Parameter, column and struct-field names are kept as written, because a
-body refers to them and Spark shows them as written.
+lower-cases a backquoted name): so does this front end, so that two names differing only in case
+are one function here as there. Parameter, column and struct-field names are kept as written,
+because a body refers to them and Spark shows them as written.
 """
 
 from __future__ import annotations

@@ -50,15 +50,16 @@ class Source:
         self.warnings.append(Diagnostic(code, message, self.position(offset), lossy=lossy))
 
     def function_parts(self, name: tuple[Name, ...]) -> tuple[str, ...]:
-        """Spark's case rule for function names: an unquoted part is lower-cased (Spark's
-        session catalog stores names so), a backquoted one kept as written; at most 3 parts."""
+        """Spark's case rule for function names: every part is lower-cased, backquoted or not
+        (Spark's session catalog stores them so, so `Ab` and `ab` are one function there and
+        here); at most 3 parts."""
         if len(name) > max(NAME_PARTS):
             self.fail(
                 SqlSyntaxError,
                 f"function name has {len(name)} parts: at most catalog.schema.function",
                 name[0].offset,
             )
-        return tuple(n.text if n.quoted else n.text.lower() for n in name)
+        return tuple(n.text.lower() for n in name)
 
 
 # Intermediate values the Transformer passes upwards
