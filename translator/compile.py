@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from translator.bodies import transpile_body
 from translator.body_checks import BODY_DIALECTS, body_problem, free_references
-from translator.defaults import default_properties
+from translator.defaults import default_properties, stale_default_properties
 from translator.dialects import DIALECTS, get_dialect
 from translator.dialects.base import PROPERTY_KEYS
 from translator.errors import BodyError, Diagnostic, Position, UnsupportedError
@@ -33,6 +33,7 @@ __all__ = [
     "PROPERTY_KEYS",
     "CompileOptions",
     "Context",
+    "merge_properties",
     "new_definition",
     "new_version",
     "representations",
@@ -228,4 +229,36 @@ def statement_properties(stmt: CreateFunction) -> dict[str, str]:
 def same_properties(meta: UdfMetadata | None, stmt: CreateFunction) -> bool:
     """Whether ``meta`` already holds every function property ``stmt`` states, as it states it."""
     held = (meta.properties if meta is not None else None) or {}
+    if stale_default_properties(held, stmt):
+        return False
     return all(held.get(k) == v for k, v in statement_properties(stmt).items())
+
+
+def merge_properties(
+    meta: UdfMetadata, props: dict[str, str], stmt: CreateFunction
+) -> list[Diagnostic]:
+    """Add the statement's properties; a changed function-wide value is reported (and taken).
+    The DEFAULTs its definition no longer has are removed (``default-removed``), so an engine
+    that writes DEFAULTs does not write a stale one."""
+    current = dict(meta.properties or {})
+    warnings = []
+    for k in stale_default_properties(current, stmt):
+        warnings.append(
+            Diagnostic("default-removed", f"function property {k} removed", stmt.position)
+        )
+        del current[k]
+    for k, v in props.items():
+        if k in current and current[k] != v:
+            warnings.append(
+                Diagnostic(
+                    "property-changed",
+                    f"function property {k} was {current[k]!r}, now {v!r} (properties are "
+                    "function-wide, not per definition)",
+                    stmt.position,
+                )
+            )
+        current[k] = v
+    if current != (meta.properties or {}):
+        meta.properties = current
+        meta.model_fields_set.add("properties")
+    return warnings

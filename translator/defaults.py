@@ -22,7 +22,7 @@ properties (properties are the spec's string map of hints):
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from sqlglot import exp
@@ -39,6 +39,7 @@ __all__ = [
     "PARAMETER_DEFAULT",
     "default_properties",
     "expand_defaults",
+    "stale_default_properties",
     "with_default_forms",
 ]
 
@@ -166,3 +167,11 @@ def with_default_forms(
             yield from expanded
         else:
             yield stmt
+
+
+def stale_default_properties(properties: Mapping[str, str], stmt: CreateFunction) -> list[str]:
+    """The properties of DEFAULTs that ``stmt``'s definition had and no longer has."""
+    def_id = definition_id(stmt.parameter_types)
+    prefix = PARAMETER_DEFAULT.format(dialect=stmt.dialect, definition=def_id, name="")
+    kept = default_properties(stmt)
+    return [k for k in properties if k.startswith(prefix) and k not in kept]

@@ -23,6 +23,7 @@ from typing import Literal
 from translator.compile import (
     CompileOptions,
     Context,
+    merge_properties,
     new_definition,
     new_parameters,
     new_version,
@@ -218,7 +219,7 @@ def _create(
         )
 
     props = statement_properties(stmt)
-    prop_warnings = [] if meta is None else _merge_properties(meta, props, stmt)
+    prop_warnings = [] if meta is None else merge_properties(meta, props, stmt)
     if (
         existing is not None
         and not prop_warnings
@@ -408,31 +409,6 @@ def _updated_parameters(existing: Definition, stmt: CreateFunction) -> list[Para
             p.model_fields_set.add("doc")
         out.append(p)
     return out
-
-
-def _merge_properties(
-    meta: UdfMetadata, props: dict[str, str], stmt: CreateFunction
-) -> list[Diagnostic]:
-    """Add the statement's properties; a changed function-wide value is reported (and taken)."""
-    if not props:
-        return []
-    current = dict(meta.properties or {})
-    warnings = []
-    for k, v in props.items():
-        if k in current and current[k] != v:
-            warnings.append(
-                Diagnostic(
-                    "property-changed",
-                    f"function property {k} was {current[k]!r}, now {v!r} (properties are "
-                    "function-wide, not per definition)",
-                    stmt.position,
-                )
-            )
-        current[k] = v
-    if current != (meta.properties or {}):
-        meta.properties = current
-        meta.model_fields_set.add("properties")
-    return warnings
 
 
 # --------------------------------------------------------------------------------------------
