@@ -30,10 +30,14 @@ def call(spark: Any, trino_ddl: str, *calls: str) -> list[str]:
 
     spark.sql(spark_ddl(trino_ddl))
     out = []
-    for c in calls:
-        try:
-            (row,) = rows_as_strings(spark, f"SELECT {c}")
-            out.append(row[0])
-        except Exception as e:  # Spark's error is the result under test
-            out.append(f"ERROR: {error_class(e)}")
+    try:
+        for c in calls:
+            try:
+                (row,) = rows_as_strings(spark, f"SELECT {c}")
+                out.append(row[0])
+            except Exception as e:  # Spark's error is the result under test
+                out.append(f"ERROR: {error_class(e)}")
+    finally:  # the session is shared: leave no function behind
+        name = parse_routine(trino_ddl).name[-1]
+        spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
     return out
