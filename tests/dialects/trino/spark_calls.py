@@ -37,9 +37,7 @@ def call(spark: Any, trino_ddl: str, *calls: str) -> list[str]:
                 out.append(row[0])
             except Exception as e:  # Spark's error is the result under test
                 out.append(f"ERROR: {error_class(e)}")
-    finally:
-        # the session is shared: a temporary function left behind shadows another test's
-        # persistent function of the same name (076's sign_word)
+    finally:  # the session is shared: leave no function behind
         name = parse_routine(trino_ddl).name[-1]
         spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
     return out

@@ -179,5 +179,7 @@ def spark_form(routine: Routine) -> SparkForm:
         return SparkForm(tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE))
     except Refused as e:
         return SparkForm(None, e.reason)
+    except RecursionError:
+        return SparkForm(None, "the body nests too deeply to be translated")
     except SqlglotError as e:
         return SparkForm(None, f"sqlglot cannot write it in Spark: {str(e).splitlines()[0]}")

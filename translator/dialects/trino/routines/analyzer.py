@@ -98,6 +98,8 @@ def analyze_routine(
         analyzer.check_determinism = determinism
         analyzer.body_tree = body_tree
         analyzer.run()
+    except RecursionError:
+        return None  # too deep to judge here: never a rejection Trino might not make
     except _Rejected as e:
         return RoutineProblem(e.code, e.message, e.offset, routine.text)
     return None
