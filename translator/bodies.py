@@ -363,10 +363,7 @@ def transpile_body(
 
         types = parameter_types or {}
         params = [(p, types[p]) for p in parameters if p in types]
-        try:
-            objection = trino_objection(name, params, return_type, sql)
-        except RecursionError:  # what cannot be checked against Trino's rules is not stored
-            objection = "the body nests too deeply for Trino's routine rules to be checked"
+        objection = trino_objection(name, params, return_type, sql)
         if objection is not None:
             return Transpiled(None, objection)
     missing, user = _function_availability(tokens, source, target)

@@ -65,7 +65,10 @@ def check_statement(
     Only the body is judged: the front end checks the clauses and the type names itself.
     ``body_tree`` is sqlglot's tree of a RETURN body, which the front end has read already.
     """
-    problem = analyze_routine(read_routine(text, tree), header=False, body_tree=body_tree)
+    try:
+        problem = analyze_routine(read_routine(text, tree), header=False, body_tree=body_tree)
+    except RecursionError:
+        return  # too deep to judge here: never a rejection Trino might not make
     if problem is None:
         return
     local = position_at(text, problem.offset)
@@ -152,7 +155,10 @@ def trino_objection(
         routine = routine_from_parts(name, params, _trino_type(return_type), body, "")
     except (TranslatorError, ValueError):
         return None  # a type Trino cannot write: the emitter refuses it, with its own reason
-    problem = analyze_routine(routine, header=False, determinism=False)
+    try:
+        problem = analyze_routine(routine, header=False, determinism=False)
+    except RecursionError:  # what cannot be checked against Trino's rules is not written
+        return "the body nests too deeply for Trino's routine rules to be checked"
     return None if problem is None else f"Trino would reject it: {problem.message}"
 
 

@@ -79,7 +79,10 @@ def analyze(text: str, *, inline: bool = False, header: bool = True) -> RoutineP
     those itself): only the body is analyzed, an unknown type being taken as unknown.
     The statement must parse (:func:`.syntax.parse_routine` raises otherwise).
     """
-    return analyze_routine(s.parse_routine(text), inline=inline, header=header)
+    try:
+        return analyze_routine(s.parse_routine(text), inline=inline, header=header)
+    except RecursionError:
+        return None  # too deep to judge here: never a rejection Trino might not make
 
 
 def analyze_routine(
@@ -92,14 +95,15 @@ def analyze_routine(
 ) -> RoutineProblem | None:
     """:func:`analyze` of a routine already read; ``determinism=False`` leaves out the check of
     DETERMINISTIC against the body (for a body judged apart from its characteristics);
-    ``body_tree`` is sqlglot's tree of a RETURN body, when the caller has one already."""
+    ``body_tree`` is sqlglot's tree of a RETURN body, when the caller has one already.
+
+    A body too deep for Python's stack raises ``RecursionError``: what that means is the
+    caller's to say (a Trino source is left to Trino; a body written for Trino is refused)."""
     try:
         analyzer = _Analyzer(routine, inline, header)
         analyzer.check_determinism = determinism
         analyzer.body_tree = body_tree
         analyzer.run()
-    except RecursionError:
-        return None  # too deep to judge here: never a rejection Trino might not make
     except _Rejected as e:
         return RoutineProblem(e.code, e.message, e.offset, routine.text)
     return None
