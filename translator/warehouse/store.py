@@ -283,7 +283,7 @@ class FsspecStore:
         self.protocol = protocols[0]
         if not set(protocols) & set(EXCLUSIVE_CREATE):
             raise _unsupported(shown, self.protocol)
-        self.fs: Any = _Guarded(fs, shown, url_secrets(url))
+        self.fs: Any = fs
         self.root = str(path).rstrip("/")
         self._shown, self._secrets = shown, url_secrets(url)
         #: Whether commits rest on this store's create-if-absent (off under a SQL catalog, whose
@@ -397,36 +397,6 @@ class FsspecStore:
             if not self.fs.exists(self._path(src)):
                 raise FileNotFoundError(self._path(src))
             self.fs.mv(self._path(src), self._path(dst), recursive=True)
-
-
-class _Guarded:
-    """A file system whose failures other than ``OSError`` (which callers handle: a missing
-    file, a file already there) become a :class:`WarehouseError` naming the warehouse, secrets
-    masked: an object store's client raises its own types (botocore's for a malformed bucket
-    name, say), which must not reach the user as a crash."""
-
-    def __init__(self, fs: Any, shown: str, secrets: Any) -> None:
-        self._fs = fs
-        self._shown = shown
-        self._secrets = secrets
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._fs, name)
-        if not callable(attr):
-            return attr
-
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return attr(*args, **kwargs)
-            except OSError:
-                raise
-            except Exception as e:
-                detail = mask_secrets(str(e).splitlines()[0] if str(e) else "", self._secrets)
-                raise WarehouseError(
-                    f"{self._shown}: the store failed: {type(e).__name__}: {detail}"
-                ) from None
-
-        return guarded
 
 
 def _unsupported(url: str, protocol: str) -> UnsupportedStorageError:
