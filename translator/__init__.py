@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from translator.errors import (
     Diagnostic,
     HistoryError,
+    LossyError,
     MergeError,
     MetadataError,
     OverloadError,
@@ -68,6 +69,7 @@ __all__ = [
     "Diagnostic",
     "FunctionNotFoundError",
     "HistoryError",
+    "LossyError",
     "MergeError",
     "MetadataError",
     "OverloadError",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from translator.compile import CompileOptions, Context, check_body
-from translator.errors import Diagnostic, TranslatorError, UnsupportedError
+from translator.errors import Diagnostic, LossyError, TranslatorError, UnsupportedError
 from translator.frontend import parse_script
 from translator.ir import CreateFunction, SkippedStatement, Statement
 from translator.merge import Change, function_key, merge_statements
@@ -112,8 +112,7 @@ def compile_script(
             lossy = [w for w in stmt.warnings if w.lossy]
             if lossy:
                 result.errors.extend(
-                    UnsupportedError(f"{w.message} (refused by --strict)", w.position)
-                    for w in lossy
+                    LossyError(w.message, w.position, refused_by="strict") for w in lossy
                 )
                 continue
         statements.append(stmt)

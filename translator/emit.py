@@ -16,7 +16,14 @@ from translator.body_checks import BODY_DIALECTS, body_problem
 from translator.defaults import DEFAULT_FORM, PARAMETER_DEFAULT
 from translator.dialects import get_dialect
 from translator.dialects.base import RoutineSpec, stored_body_kind, version_label
-from translator.errors import BodyError, Diagnostic, HistoryError, OverloadError, UnsupportedError
+from translator.errors import (
+    BodyError,
+    Diagnostic,
+    HistoryError,
+    LossyError,
+    OverloadError,
+    UnsupportedError,
+)
 from translator.history import dropped_since, entry_index, version_at, versions_at
 from translator.metadata import Definition, DefinitionVersion, SqlRepresentation, UdfMetadata
 
@@ -224,9 +231,9 @@ def emit_ddl(
         warnings += w
         rendered = dialect.render_create(spec, or_replace=or_replace)
         if rendered.lossy and not allow_lossy:
-            raise UnsupportedError(
+            raise LossyError(
                 f"emitting {'.'.join(name)}({d.definition_id}) for {target} would lose "
-                "information: " + "; ".join(rendered.lossy) + " (allow it with --allow-lossy)"
+                "information: " + "; ".join(rendered.lossy)
             )
         warnings += [Diagnostic("lossy", m, lossy=True) for m in rendered.lossy]
         warnings += [Diagnostic("emit-note", m) for m in rendered.notes]

@@ -12,6 +12,7 @@ __all__ = [
     "BodyError",
     "Diagnostic",
     "HistoryError",
+    "LossyError",
     "MergeError",
     "MetadataError",
     "Position",
@@ -110,6 +111,21 @@ class BodyError(TranslatorError):
     statement after a ``;``), broken (``1 +``), or naming what is not a parameter."""
 
     code = "body"
+
+
+class LossyError(UnsupportedError):
+    """A translation that would drop information, refused because the caller did not allow it.
+    ``detail`` says what would be lost; ``refused_by`` says which choice refused it
+    (``"allow_lossy"``: lossy output was not allowed; ``"strict"``: strict compilation refuses
+    every lossy warning), so a front end can name its own switch for it."""
+
+    def __init__(
+        self, detail: str, position: Position | None = None, *, refused_by: str = "allow_lossy"
+    ) -> None:
+        why = "strict mode refuses lossy translations" if refused_by == "strict" else None
+        super().__init__(f"{detail} ({why})" if why else detail, position)
+        self.detail = detail
+        self.refused_by = refused_by
 
 
 class UnsupportedNameError(UnsupportedError):

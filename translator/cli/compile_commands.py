@@ -30,10 +30,10 @@ from translator.cli.output import metadata_problem_lines, print_diagnostics, pri
 from translator.dialects import DIALECTS
 from translator.errors import (
     Diagnostic,
+    LossyError,
     MetadataError,
     OverloadError,
     TranslatorError,
-    UnsupportedError,
     UnsupportedNameError,
 )
 from translator.fileio import atomic_write, child_path
@@ -194,11 +194,7 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
         ]
         if not args.allow_lossy:
             # What compile loses (a DEFAULT, a varchar length) is lost from the DDL too.
-            errors += [
-                UnsupportedError(f"{w.message} (allow it with --allow-lossy)", w.position)
-                for w in result.warnings
-                if w.lossy
-            ]
+            errors += [LossyError(w.message, w.position) for w in result.warnings if w.lossy]
         for key, meta in result.functions.items():
             if meta is None:
                 continue

@@ -27,9 +27,14 @@ from translator.cli.args import (
     Parser,
     UsageError,
 )
+from translator.cli.output import error_text
 from translator.errors import MetadataError, TranslatorError, format_diagnostic
 from translator.redact import mask_secrets, url_secrets
-from translator.warehouse.errors import OptionError, UnreadableMetadataError
+from translator.warehouse.errors import (
+    AmbiguousMetadataError,
+    OptionError,
+    UnreadableMetadataError,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -110,7 +115,9 @@ def _main(argv: list[str]) -> int:
         print(f"error: {_OPTION_MESSAGES.get(e.reason, e.message)}", file=sys.stderr)
         return EXIT_INPUT
     except TranslatorError as e:
-        print(format_diagnostic(e), file=sys.stderr)
+        print(error_text(e), file=sys.stderr)
+        if isinstance(e, AmbiguousMetadataError):
+            print(f"hint: --metadata-file {e.files[0]} reads one of them", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -15,9 +15,11 @@ from typing import Any, TextIO
 from translator.cli.terminal import BarProgress, on_terminal, print_table
 from translator.errors import (
     Diagnostic,
+    LossyError,
     MetadataError,
     Position,
     TranslatorError,
+    UnsupportedError,
     format_diagnostic,
 )
 from translator.merge import Change
@@ -28,6 +30,7 @@ from translator.warehouse.summary import FunctionInfo, HistoryEntry, iso_ms
 __all__ = [
     "MigrationProgress",
     "change_line",
+    "error_text",
     "history_json",
     "history_rows",
     "history_text",
@@ -59,11 +62,28 @@ def print_warnings(warnings: Sequence[Diagnostic]) -> None:
         print(str(w), file=sys.stderr)
 
 
+#: What each library switch that refused a lossy translation is called on the command line.
+_LOSSY_SWITCHES = {"allow_lossy": "allow it with --allow-lossy", "strict": "refused by --strict"}
+
+
+def error_text(e: TranslatorError) -> str:
+    """``e`` as the command line prints it: the library's diagnostic, with the flag that changes
+    the outcome where the error says which choice refused it (the library names no flags)."""
+    if isinstance(e, LossyError) and e.refused_by in _LOSSY_SWITCHES:
+        e = UnsupportedError(
+            f"{e.detail} ({_LOSSY_SWITCHES[e.refused_by]})",
+            e.position,
+            source_line=e.source_line,
+            expected=e.expected,
+        )
+    return format_diagnostic(e)
+
+
 def print_diagnostics(errors: Sequence[TranslatorError], warnings: Sequence[Diagnostic]) -> None:
     """Warnings, then errors (with their source line and caret), on standard error."""
     print_warnings(warnings)
     for e in errors:
-        print(format_diagnostic(e), file=sys.stderr)
+        print(error_text(e), file=sys.stderr)
 
 
 def metadata_problem_lines(path: Path, error: MetadataError) -> list[str]:

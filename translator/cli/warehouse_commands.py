@@ -25,6 +25,7 @@ from translator.cli.args import (
 )
 from translator.cli.output import (
     change_line,
+    error_text,
     history_json,
     print_history,
     print_json,
@@ -32,7 +33,6 @@ from translator.cli.output import (
     print_warnings,
     show_text,
 )
-from translator.errors import format_diagnostic
 from translator.warehouse.results import ApplyResult
 
 __all__ = ["register"]
@@ -63,7 +63,7 @@ def _report_apply(result: ApplyResult) -> int:
         print(f"dropped {d.ref}" + (f": its files are kept at {d.moved_to}" if d.moved_to else ""))
     if result.errors:
         for e in result.errors:
-            print(format_diagnostic(e), file=sys.stderr)
+            print(error_text(e), file=sys.stderr)
         done = len(result.committed) + len(result.dropped)
         tail = f"{done} function(s) committed before it" if done else "nothing committed"
         print(f"iceberg-udf: {len(result.errors)} error(s); {tail}", file=sys.stderr)

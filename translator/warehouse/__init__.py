@@ -15,6 +15,7 @@ for why commits never lose updates, :mod:`.resolve` for which file is current an
 from translator.warehouse.cache import CACHE_ENV, MetadataCache
 from translator.warehouse.commit import Committed, RetryPolicy
 from translator.warehouse.errors import (
+    AmbiguousMetadataError,
     CommitConflictError,
     FunctionNotFoundError,
     TimeTravelError,
@@ -29,6 +30,7 @@ from translator.warehouse.warehouse import Warehouse, require_existing
 __all__ = [
     "CACHE_ENV",
     "DEFAULT_NAMESPACE",
+    "AmbiguousMetadataError",
     "ApplyResult",
     "CommitConflictError",
     "Committed",

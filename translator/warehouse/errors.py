@@ -6,6 +6,7 @@ from __future__ import annotations
 from translator.errors import HistoryError, MetadataError, TranslatorError
 
 __all__ = [
+    "AmbiguousMetadataError",
     "CommitConflictError",
     "FunctionNotFoundError",
     "OptionError",
@@ -46,6 +47,16 @@ class OptionError(WarehouseError):
     def __init__(self, message: str, *, reason: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+class AmbiguousMetadataError(WarehouseError):
+    """Two metadata files of one function claim the same version number, so which is newest
+    cannot be told: one was not written by this tool's commit protocol. ``files`` holds both
+    (relative to the warehouse), so a caller can read one of them explicitly."""
+
+    def __init__(self, message: str, files: tuple[str, str]) -> None:
+        super().__init__(message)
+        self.files = files
 
 
 class TimeTravelError(WarehouseError, HistoryError):

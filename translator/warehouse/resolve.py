@@ -25,6 +25,7 @@ from translator.errors import MetadataError, TranslatorError
 from translator.metadata import UdfMetadata, load_metadata, metadata_from_document
 from translator.warehouse.cache import MetadataCache
 from translator.warehouse.errors import (
+    AmbiguousMetadataError,
     FunctionNotFoundError,
     UnreadableMetadataError,
     WarehouseError,
@@ -125,10 +126,11 @@ class MetadataReader:
         )
         for a, b in itertools.pairwise(names):
             if a.version == b.version:
-                raise WarehouseError(
+                raise AmbiguousMetadataError(
                     f"{ref}: two metadata files claim version {a.version} ({a.name}, {b.name}): "
-                    "one was not written by this tool's commit protocol; pick one with "
-                    "--metadata-file and move the other away"
+                    "one was not written by this tool's commit protocol; move the wrong one out "
+                    "of the metadata folder",
+                    (f"{metadata_dir(ref)}/{a.name}", f"{metadata_dir(ref)}/{b.name}"),
                 )
         return names
 

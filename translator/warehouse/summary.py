@@ -56,7 +56,7 @@ class FunctionInfo:
 
 @dataclass(frozen=True, slots=True)
 class HistoryEntry:
-    """One definition-log entry, numbered from 1 as ``--version``/``--to-version`` count."""
+    """One definition-log entry, numbered from 1 as ``log_entry`` counts them."""
 
     number: int
     timestamp_ms: int
