@@ -104,3 +104,24 @@ def test_crash_recovery_migrate_rerun_finishes_the_job(kills: int, tmp_path: Pat
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["status"] == "unchanged"
     assert _state(wh) == EXPECTED
+
+
+def test_crash_recovery_tells_another_writers_commit_from_its_own(tmp_path: Path) -> None:
+    """The killed run had recorded ns.c's base (to drop it) but not committed it; another writer
+    then replaced ns.c. The re-run must not take that commit for its own drop: it drops ns.c on
+    top of it, says so, and the other writer's version stays in the dropped function's files."""
+    wh = _warehouse_with_c(tmp_path)
+    script = tmp_path / "deploy.sql"
+    script.write_text(SCRIPT)
+    argv = ("apply", "--warehouse", str(wh), "--dialect", "spark", str(script))
+    _killed(*argv)
+    other = tmp_path / "other.sql"
+    other.write_text("CREATE OR REPLACE FUNCTION ns.c(x INT) RETURNS INT RETURN x + 300;")
+    assert run_cli("apply", "--warehouse", str(wh), "--dialect", "spark", str(other))[0] == 0
+    code, out, err = run_cli(*argv)
+    assert code == 0, err
+    assert _state(wh) == EXPECTED
+    assert "ns.c: another writer committed to it after the interrupted run started" in err
+    assert "committed ns.a" not in out and "dropped ns.c" in out
+    [kept] = (wh / "ns" / ".dropped").iterdir()
+    assert len(list((kept / "metadata").glob("*.metadata.json"))) == 2

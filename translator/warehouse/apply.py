@@ -5,7 +5,7 @@ first use of a name, see :class:`_Existing`). Each changed function is committed
 another writer committed first, the functions still to commit are re-read, re-merged and
 retried, while those already committed stay pinned to the base they were committed from. A
 journal (:mod:`translator.warehouse.journal`) does the same across a crash: the re-run of the
-same apply pins what the interrupted one committed.
+same apply pins what the interrupted one committed, and only that.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from translator.merge import Change, function_key
 from translator.metadata import UdfMetadata, deep_copy
 from translator.warehouse.commit import Committer, Conflict, RetryPolicy
 from translator.warehouse.errors import CommitConflictError, WarehouseError
-from translator.warehouse.journal import Journal, committed_before, journal_key
+from translator.warehouse.journal import Journal, committed_before, journal_key, same_change
 from translator.warehouse.layout import FunctionRef
 from translator.warehouse.resolve import Resolved
 from translator.warehouse.results import ApplyResult, Dropped
@@ -173,11 +173,28 @@ class Applier:
         if not dry_run:
             journal, pinned = self._journal(sources, dialect, ns, options, strict)
         frozen_changes: dict[FunctionRef, list[Change]] = {}
+        from_journal = dict(pinned)  # to check against what each function now holds
+        notes: list[Diagnostic] = []
         attempt = 0
         while True:
             compiled = self._compile(sources, dialect, ns, pinned, options, strict)
+            if from_journal and not compiled.errors:
+                others = self._not_ours(from_journal, compiled)
+                from_journal = {}
+                if others and journal is not None:
+                    for ref in others:
+                        del pinned[ref]
+                        journal.bases.pop(ref, None)
+                        notes.append(
+                            Diagnostic(
+                                "journal",
+                                f"{ref}: another writer committed to it after the interrupted "
+                                "run started; this run's change is applied on top of that commit",
+                            )
+                        )
+                    continue
             if attempt == 0:
-                result.warnings = compiled.warnings
+                result.warnings = compiled.warnings + notes
                 result.skipped = compiled.skipped
                 result.functions = dict(compiled.functions)
             result.changes = [
@@ -225,6 +242,19 @@ class Applier:
                 )
                 return self._finished(result, journal)
             self.retry.pause(attempt)
+
+    def _not_ours(
+        self, recorded: Mapping[FunctionRef, UdfMetadata | None], compiled: _Compiled
+    ) -> list[FunctionRef]:
+        """The functions the journal took for committed by the interrupted run whose current
+        file holds something else: another writer's commit."""
+        others = []
+        for ref, base in recorded.items():
+            now = self.committer.base(ref)
+            expected = compiled.functions.get(ref)
+            if not same_change(expected, now.metadata if now else None, created=base is None):
+                others.append(ref)
+        return others
 
     def _finished(self, result: ApplyResult, journal: Journal | None) -> ApplyResult:
         """The run ended (not crashed): its journal goes, or to the caller to remove."""

@@ -8,11 +8,13 @@ namespace and options, so only the same apply finds it. A run that ends, well or
 its journal; only a crash leaves one behind.
 
 Re-running the same apply reads the journal: a function whose current file is no longer its
-recorded base was committed by the interrupted run, so it is compiled against that base again
-(reproducing the same change, which is not committed twice) and only the functions left are
-committed. The script thus ends up applied once, as if the crash had not happened. A function
-someone else changed in between is taken for committed too: the journal cannot tell the two
-apart, and the other writer's change is kept either way.
+recorded base may have been committed by the interrupted run, so it is compiled against that base
+again, reproducing the change the interrupted run made. If the current file holds exactly that
+change (:func:`same_change`: equal but for timestamps, and for the UUID of a function the run
+created), it was the interrupted run's commit and is not committed twice; otherwise another writer
+committed in between, and this run's change is compiled against the current file and committed on
+top of it, with a warning. The script thus ends up applied once, as if the crash had not happened,
+and no other writer's change is lost or taken for this run's.
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ import json
 from collections.abc import Mapping, Sequence
 
 from translator.errors import TranslatorError
-from translator.metadata import UdfMetadata, load_metadata
+from translator.metadata import UdfMetadata, dump_metadata, load_metadata
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import FunctionRef
 from translator.warehouse.store import Store
 
-__all__ = ["JOURNAL_DIR", "Journal", "journal_key"]
+__all__ = ["JOURNAL_DIR", "Journal", "committed_before", "journal_key", "same_change"]
 
 JOURNAL_DIR = ".journal"
 
@@ -119,3 +121,26 @@ def _read_base(store: Store, ref: FunctionRef, path: str) -> UdfMetadata:
         f"{ref}: the interrupted apply recorded {path} as its base, which is gone; delete "
         f"{JOURNAL_DIR}/ to apply from scratch"
     )
+
+
+def same_change(
+    expected: UdfMetadata | None, current: UdfMetadata | None, *, created: bool
+) -> bool:
+    """Whether ``current`` is the document the interrupted run committed, given ``expected``, the
+    same change computed again from the recorded base (None: the function dropped). Timestamps
+    come from the clock of the run, and a function the run ``created`` got a fresh UUID and had
+    no location before its commit set it: these cannot match; every other field must."""
+    if expected is None or current is None:
+        return expected is None and current is None
+    ignored = {"timestamp-ms", *(("function-uuid", "location") if created else ())}
+    return _without(json.loads(dump_metadata(expected)), ignored) == _without(
+        json.loads(dump_metadata(current)), ignored
+    )
+
+
+def _without(value: object, keys: set[str]) -> object:
+    if isinstance(value, dict):
+        return {k: _without(v, keys) for k, v in value.items() if k not in keys}
+    if isinstance(value, list):
+        return [_without(v, keys) for v in value]
+    return value
