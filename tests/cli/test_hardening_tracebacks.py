@@ -62,8 +62,8 @@ def test_tracebacks_read_only_or_full_warehouse_in_apply_and_drop(
     def refuse(*args: object, **kwargs: object) -> None:
         raise OSError(fault, os.strerror(fault))
 
-    # The file system's own refusal, injected where it would come (no root-proof read-only
-    # mount or full disk is available to a test).
+    # The file system's own refusal, injected where it would come (the same on real mounts:
+    # test_hardening_real_mounts.py, which needs the right to mount a tmpfs).
     monkeypatch.setattr(os, "link", refuse)
     monkeypatch.setattr(os, "rename", refuse)
     _refused(*run_cli("apply", "--warehouse", str(wh), "--dialect", "spark", str(sql)), says)
