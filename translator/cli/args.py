@@ -17,7 +17,8 @@ from typing import TypeVar
 
 from translator.compile import CompileOptions
 from translator.dialects import DIALECTS
-from translator.errors import TranslatorError
+from translator.errors import NameSyntaxError, TranslatorError
+from translator.names import parse_name
 from translator.warehouse.layout import DEFAULT_NAMESPACE
 from translator.warehouse.resolve import ResolveOptions
 from translator.warehouse.warehouse import Warehouse, require_existing
@@ -29,11 +30,13 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "NAME_HELP",
     "WAREHOUSE_ENV",
     "Parser",
     "UsageError",
     "compile_options",
     "compile_options_parent",
+    "name_arg",
     "open_warehouse",
     "read_sources",
     "resolution_parent",
@@ -62,6 +65,22 @@ class Parser(argparse.ArgumentParser):
 
 
 ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
+
+#: The help of every NAME argument.
+NAME_HELP = (
+    '[namespace.]function; quote a part holding a dot: ns."my.fn" or `my.fn` (a quote doubled '
+    "inside)"
+)
+
+
+def name_arg(text: str) -> str:
+    """A NAME argument (:func:`translator.names.parse_name`), checked: a malformed one (an
+    unclosed quote, an empty part) is bad usage, exit 2."""
+    try:
+        parse_name(text)
+    except NameSyntaxError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
+    return text
 
 
 def compile_options_parent(cls: type[ParserT]) -> ParserT:

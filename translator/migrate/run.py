@@ -34,7 +34,7 @@ from translator.script import StatementText, scan, split_statements
 from translator.statement_cache import parse_statement, run_scope
 from translator.warehouse.cache import MetadataCache
 from translator.warehouse.errors import WarehouseError
-from translator.warehouse.layout import FunctionRef
+from translator.warehouse.layout import FunctionRef, namespace_folder
 from translator.warehouse.results import ApplyResult
 from translator.warehouse.warehouse import Warehouse
 
@@ -201,9 +201,8 @@ class _Run:
             if lkey in applied:
                 st.status = "already-applied"
                 st.function = applied[lkey]
-                ns, _, fn = applied[lkey].rpartition(".")
-                with contextlib.suppress(WarehouseError):
-                    self.statements_of[FunctionRef(ns, fn)].append(st)
+                with contextlib.suppress(TranslatorError):
+                    self.statements_of[FunctionRef.from_text(applied[lkey])].append(st)
                 continue
             try:
                 parsed = parse_statement(self.lang, piece)
@@ -245,7 +244,7 @@ class _Run:
                 f"schema, not the session's: they stay in namespace {namespace}"
             )
             return namespace
-        new = ".".join(target[1:]) if len(target) > 1 else target[0]
+        new = namespace_folder(target[1:] if len(target) > 1 else target)
         try:
             FunctionRef(new, "x")
         except WarehouseError as e:

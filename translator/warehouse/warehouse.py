@@ -30,6 +30,7 @@ from translator.compile import CompileOptions, Context
 from translator.errors import Diagnostic, HistoryError, TranslatorError
 from translator.history import entry_index, view_at
 from translator.metadata import deep_copy
+from translator.names import parse_name
 from translator.statement_cache import run_scope
 from translator.warehouse.apply import Applier, named_functions
 from translator.warehouse.cache import MetadataCache, cache_enabled_by_env, shared_cache
@@ -317,7 +318,7 @@ class Warehouse:
         if ddl_name is not None:
             parts = ddl_name
         else:
-            parts = tuple(name.split(".")) if isinstance(name, str) else p.resolved.ref.parts
+            parts = parse_name(name) if isinstance(name, str) else p.resolved.ref.parts
         r = emit_ddl(
             p.metadata,
             dialect,
