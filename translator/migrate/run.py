@@ -209,7 +209,7 @@ class _Run:
                 if not isinstance(parsed, CreateFunction | DropFunction):  # pragma: no cover
                     raise TranslatorError("not function DDL", piece.position)
                 key = function_key(parsed.name)
-                ref = FunctionRef.parse(key, namespace)
+                ref = FunctionRef.from_parts(parsed.name, namespace)
             except TranslatorError as e:
                 if e.position is None:
                     e.position = piece.position
