@@ -252,3 +252,24 @@ def test_a_hostile_dotted_name_is_still_refused(script: str, tmp_path: Path) -> 
         wh.apply(script, "spark").raise_for_errors()
     written = [p for p in tmp_path.rglob("*") if p.name.endswith(".metadata.json")]
     assert written == [] and not (tmp_path / "x").exists()
+
+
+def test_dotted_parts_travel_through_the_rest_catalog(tmp_path: Path) -> None:
+    from tests.server.helpers import TOKEN, running_server
+    from translator.server import ServerSettings
+    from translator.warehouse.rest import RestCatalogClient
+
+    wh = warehouse(tmp_path / "wh")
+    wh.apply(SPARK_DDL, "spark").raise_for_errors()
+    wh.apply("CREATE FUNCTION `a.b`.c(x INT) RETURNS INT RETURN x", "spark").raise_for_errors()
+    wh.apply("CREATE FUNCTION f(x INT) RETURNS INT RETURN x", "spark", namespace="a.b")
+    wh.apply("CREATE FUNCTION a.g(x INT) RETURNS INT RETURN x", "spark")
+    with running_server(wh, ServerSettings(token=TOKEN)) as url:
+        client = RestCatalogClient("rest+" + url + "/udf", token=TOKEN)
+        assert sorted(client.list_namespaces()) == [["a"], ["a", "b"], ["a.b"], ["default"]]
+        refs = client.functions()
+        assert [str(r) for r in refs] == ["a.g", '"a.b".c', "a.b.f", 'default."my.fn"']
+        assert [r.parts for r in refs][1:] == [("a.b", "c"), ("a", "b", "f"), ("default", "my.fn")]
+        for ref in refs:
+            loaded = client.load_function(ref)
+            assert loaded.text.encode() == Path(wh.load(ref).location).read_bytes()
