@@ -273,3 +273,16 @@ def test_dotted_parts_travel_through_the_rest_catalog(tmp_path: Path) -> None:
         for ref in refs:
             loaded = client.load_function(ref)
             assert loaded.text.encode() == Path(wh.load(ref).location).read_bytes()
+
+
+def test_register_functions_creates_a_dotted_name_on_spark(spark: Any, tmp_path: Path) -> None:
+    from translator.spark import register_functions
+
+    wh = warehouse(tmp_path / "wh")
+    wh.apply(SPARK_DDL.replace("x + 1", "x + 5"), "spark").raise_for_errors()
+    done = register_functions(spark, wh)
+    try:
+        assert done.created == ['default."my.fn"'] and done.failed == {}
+        assert spark.sql("SELECT default.`my.fn`(1) AS v").collect()[0]["v"] == 6
+    finally:
+        spark.sql("DROP FUNCTION IF EXISTS default.`my.fn`")
