@@ -156,3 +156,21 @@ def test_a_hostile_dotted_name_is_refused_by_apply_and_compile(tmp_path: Path, n
     assert code == 1 and "Traceback" not in err
     written = [p for p in tmp_path.rglob("*") if p.name.endswith(".metadata.json")]
     assert written == [] and not (tmp_path / "x").exists()
+
+
+def test_namespace_takes_name_syntax(tmp_path: Path) -> None:
+    script = tmp_path / "f.sql"
+    script.write_text("CREATE FUNCTION f(x INT) RETURNS INT RETURN x;\n")
+    root = str(tmp_path / "wh")
+    for ns in ('"a.b"', "a.b"):  # one part holding a dot; two levels, as always
+        code, _, err = run_cli(
+            "apply", "--warehouse", root, "--namespace", ns, "--dialect", "spark", str(script)
+        )
+        assert code == 0, err
+    assert (tmp_path / "wh" / "a%2Eb" / "f").is_dir() and (tmp_path / "wh" / "a.b" / "f").is_dir()
+    code, out, _ = run_cli("list", "--warehouse", root, "--json")
+    assert [f["function"] for f in json.loads(out)] == ['"a.b".f', "a.b.f"]
+    code, out, _ = run_cli("show", "--warehouse", root, "--namespace", '"a.b"', "f", "--json")
+    assert code == 0 and json.loads(out)["function"] == '"a.b".f'
+    code, _, err = run_cli("list", "--warehouse", root, "--namespace", "a..b")
+    assert code == 2 and "--namespace: invalid namespace part" in err

@@ -30,6 +30,7 @@ from translator.migrate.report import (
     definition_summaries,
 )
 from translator.migrate.units import Item, Unit, head_line, mask
+from translator.names import format_name
 from translator.script import StatementText, scan, split_statements
 from translator.statement_cache import parse_statement, run_scope
 from translator.warehouse.cache import MetadataCache
@@ -244,13 +245,14 @@ class _Run:
                 f"schema, not the session's: they stay in namespace {namespace}"
             )
             return namespace
-        new = namespace_folder(target[1:] if len(target) > 1 else target)
+        parts = target[1:] if len(target) > 1 else target
+        new = namespace_folder(parts)
         try:
             FunctionRef(new, "x")
         except WarehouseError as e:
             self.fail(st, TranslatorError(f"USE: {e.message}", piece.position))
             return namespace
-        st.detail = f"USE: unqualified function names go to namespace {new}"
+        st.detail = f"USE: unqualified function names go to namespace {format_name(parts)}"
         return new
 
     def fail(self, st: StatementReport, e: TranslatorError) -> None:

@@ -72,6 +72,10 @@ class Warehouse:
     ``cache``: True/False, or a :class:`MetadataCache` of your own; None (the default) means on
     unless ``ICEBERG_UDF_METADATA_CACHE=0``. ``catalog``: a SQLAlchemy URL, or ``"sqlite"`` for
     ``WAREHOUSE/catalog.db``. ``context`` injects the clock and uuids (tests).
+    ``namespace`` (here and in :meth:`apply`): the namespace of unqualified names, as its folder
+    (``a.b`` is two levels; :func:`~translator.warehouse.layout.namespace_folder` makes the folder
+    of parts). A function ``name`` is a NAME (:func:`translator.names.parse_name`:
+    ``ns."my.fn"``) or a :class:`FunctionRef`.
     ``lock_timeout_s``: how long a local commit waits for the advisory per-function lock that
     lets concurrent processes take turns (0, or ``ICEBERG_UDF_COMMIT_LOCK=0``: no lock; commits
     are still safe, only more of them retry).
