@@ -53,30 +53,3 @@ def test_invisible_characters_inside_strings_are_kept() -> None:
 @pytest.mark.parametrize("dialect", ["spark", "trino"])
 def test_an_invisible_character_in_a_metadata_body_is_refused(dialect: str) -> None:
     assert "U+202E" in (body_problem("x \u202e+ 1", "expression", dialect) or "")
-
-
-# Issue 15, class 7: quoted names.
-
-
-@pytest.mark.parametrize(
-    ("script", "dialect"),
-    [
-        ("CREATE FUNCTION `my.fn`(x INT) RETURNS INT RETURN x", "spark"),
-        ('CREATE FUNCTION hive.s."My.Fn"(x integer) RETURNS integer RETURN x', "trino"),
-    ],
-)
-def test_quoted_names_with_a_dot_are_refused_not_split(script: str, dialect: str) -> None:
-    result = compile_script(script, dialect)
-    assert not result.functions
-    assert [e.message for e in result.errors if "holds a '.'" in e.message]
-
-
-def test_quoted_names_fold_case_as_spark_does() -> None:
-    result = compile_script(
-        "CREATE FUNCTION `Ab`(x INT) RETURNS INT RETURN x;\n"
-        "CREATE OR REPLACE FUNCTION `ab`(x INT) RETURNS INT RETURN x + 1;\n",
-        "spark",
-    ).raise_for_errors()
-    assert list(result.functions) == ["ab"]  # one function, as on Spark, with two versions
-    meta = result.functions["ab"]
-    assert meta is not None and len(meta.definitions[0].versions) == 2

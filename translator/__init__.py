@@ -8,6 +8,8 @@ The public API, for deploy scripts::
 * :func:`load_metadata`: a metadata text, validated, as models (:mod:`translator.metadata`);
 * :func:`emit_ddl`: metadata -> one engine's DDL (:mod:`translator.emit`);
 * :class:`Warehouse`: a folder of versioned functions (:mod:`translator.warehouse`);
+* :func:`format_name` / :func:`parse_name`: a name's parts as one text and back (the keys of
+  :class:`CompileResult`, a warehouse NAME; :mod:`translator.names`);
 * the errors, all :class:`TranslatorError`, and :class:`Diagnostic` (warnings as data).
 
 The names load on first use, so ``import translator`` stays cheap (no lark, sqlglot or store
@@ -26,6 +28,7 @@ from translator.errors import (
     LossyError,
     MergeError,
     MetadataError,
+    NameSyntaxError,
     OverloadError,
     Position,
     SqlSyntaxError,
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
     from translator.api import CompileResult, compile_script
     from translator.emit import emit_ddl
     from translator.metadata import load_metadata
+    from translator.names import format_name, parse_name
     from translator.warehouse import (
         CommitConflictError,
         FunctionNotFoundError,
@@ -55,6 +59,8 @@ _LAZY = {
     "compile_script": "translator.api",
     "emit_ddl": "translator.emit",
     "load_metadata": "translator.metadata",
+    "format_name": "translator.names",
+    "parse_name": "translator.names",
     "Warehouse": "translator.warehouse",
     "WarehouseError": "translator.warehouse",
     "CommitConflictError": "translator.warehouse",
@@ -72,6 +78,7 @@ __all__ = [
     "LossyError",
     "MergeError",
     "MetadataError",
+    "NameSyntaxError",
     "OverloadError",
     "Position",
     "SqlSyntaxError",
@@ -84,7 +91,9 @@ __all__ = [
     "WarehouseError",
     "compile_script",
     "emit_ddl",
+    "format_name",
     "load_metadata",
+    "parse_name",
 ]
 
 

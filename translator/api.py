@@ -14,11 +14,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from translator.compile import CompileOptions, Context, check_body
-from translator.errors import Diagnostic, LossyError, TranslatorError, UnsupportedError
+from translator.errors import (
+    Diagnostic,
+    LossyError,
+    NameSyntaxError,
+    TranslatorError,
+    UnsupportedError,
+)
 from translator.frontend import parse_script
 from translator.ir import CreateFunction, SkippedStatement, Statement
 from translator.merge import Change, function_key, merge_statements
 from translator.metadata import UdfMetadata, dump_metadata
+from translator.names import parse_name
 
 __all__ = ["CompileResult", "compile_script"]
 
@@ -76,7 +83,7 @@ def compile_script(
     """Parse ``sql`` in ``dialect`` and merge every statement, in order, into ``into``.
 
     ``into`` is one function's existing metadata (the script must then name one function) or a
-    mapping from function name (dotted parts, as in :func:`translator.merge.function_key`) to
+    mapping from function name (its parts as one text, :func:`translator.names.format_name`) to
     metadata. A metadata document holds no name: ``into_name`` says which function ``into`` is,
     and a statement naming another one is refused instead of merged into it. ``strict``
     refuses statements whose translation would lose information. A failing statement is
@@ -135,13 +142,14 @@ def _existing(
         return {}
     if not isinstance(into, UdfMetadata):
         return into
-    names = {function_key(s.name) for s in statements if not isinstance(s, SkippedStatement)}
-    wanted = None if into_name is None else into_name.rpartition(".")[2].lower()
-    for name in sorted(names):
-        if wanted is not None and name.rpartition(".")[2].lower() != wanted:
+    named = [s.name for s in statements if not isinstance(s, SkippedStatement)]
+    names = {function_key(n) for n in named}
+    wanted = None if into_name is None else _last_part(into_name).lower()
+    for parts in sorted(named):
+        if wanted is not None and parts[-1].lower() != wanted:
             raise UnsupportedError(
-                f"the script names function {name}, but the metadata merged into is function "
-                f"{into_name}: a statement for another function is not merged into it"
+                f"the script names function {function_key(parts)}, but the metadata merged into "
+                f"is function {into_name}: a statement for another function is not merged into it"
             )
     if len(names) > 1:
         raise UnsupportedError(
@@ -149,6 +157,15 @@ def _existing(
             f"{len(names)}: {', '.join(sorted(names))}"
         )
     return {name: into for name in names}
+
+
+def _last_part(name: str) -> str:
+    """The function name part of ``name`` (:func:`translator.names.parse_name`), or ``name``
+    itself when it is no well-formed name."""
+    try:
+        return parse_name(name)[-1]
+    except NameSyntaxError:
+        return name
 
 
 def _error_order(e: TranslatorError) -> tuple[str, int, int]:

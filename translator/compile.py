@@ -18,7 +18,7 @@ from translator.body_checks import BODY_DIALECTS, body_problem, free_references
 from translator.defaults import default_properties, stale_default_properties
 from translator.dialects import DIALECTS, get_dialect
 from translator.dialects.base import PROPERTY_KEYS
-from translator.errors import BodyError, Diagnostic, Position, UnsupportedError
+from translator.errors import BodyError, Diagnostic, Position
 from translator.ir import CreateFunction
 from translator.metadata import (
     Definition,
@@ -27,6 +27,7 @@ from translator.metadata import (
     SqlRepresentation,
     UdfMetadata,
 )
+from translator.names import format_name
 from translator.types import definition_id, type_to_json
 
 __all__ = [
@@ -72,19 +73,10 @@ def source_representation(stmt: CreateFunction) -> SqlRepresentation:
 
 
 def check_body(stmt: CreateFunction) -> None:
-    """Raise :class:`UnsupportedError` for a name part holding a dot, and :class:`BodyError`
-    for a lone surrogate in any text or a body no engine would take: not exactly one expression or
-    query (:func:`translator.body_checks.body_problem`), or an expression naming what is not a
-    parameter (``RETURN y``: both engines refuse such a function when it is created)."""
-    dotted = [part for part in stmt.name if "." in part]
-    if dotted:
-        # Names are kept as dotted text (function_key, warehouse folders, the CLI's NAME): a
-        # part holding a dot would come back as two parts, a different function. Refused.
-        raise UnsupportedError(
-            f"the function name part {dotted[0]!r} holds a '.': it cannot be kept apart from "
-            "the name's other parts here (it would be read back as two parts); rename it",
-            stmt.positions.get("name", stmt.position),
-        )
+    """Raise :class:`BodyError` for a lone surrogate in any text or a body no engine would
+    take: not exactly one expression or query (:func:`translator.body_checks.body_problem`), or
+    an expression naming what is not a parameter (``RETURN y``: both engines refuse such a
+    function when it is created)."""
     for what, text, at in _texts(stmt):
         m = _LONE_SURROGATE.search(text)
         if m is not None:
@@ -111,7 +103,7 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _texts(stmt: CreateFunction) -> Iterator[tuple[str, str, Position | None]]:
     """Every text of ``stmt`` that is stored: names, docs, properties, the body."""
-    yield "name", ".".join(stmt.name), stmt.position
+    yield "name", format_name(stmt.name), stmt.position
     yield "comment", stmt.doc or "", stmt.positions.get("comment")
     for p in stmt.parameters:
         yield f"parameter {p.name!r}", p.name + (p.doc or ""), p.position
@@ -155,7 +147,7 @@ def representations(
             warnings.append(
                 Diagnostic(
                     "no-representation",
-                    f"no {target} representation for {'.'.join(stmt.name)}"
+                    f"no {target} representation for {format_name(stmt.name)}"
                     f"({definition_id(stmt.parameter_types)}): {reason}",
                     stmt.body.position,
                 )

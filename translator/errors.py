@@ -15,6 +15,7 @@ __all__ = [
     "LossyError",
     "MergeError",
     "MetadataError",
+    "NameSyntaxError",
     "Position",
     "RoutineError",
     "SqlSyntaxError",
@@ -126,6 +127,13 @@ class LossyError(UnsupportedError):
         super().__init__(f"{detail} ({why})" if why else detail, position)
         self.detail = detail
         self.refused_by = refused_by
+
+
+class NameSyntaxError(TranslatorError):
+    """A function name given as text (the command line's NAME) that is malformed: an empty
+    part, an unclosed quote (:mod:`translator.names`)."""
+
+    code = "name"
 
 
 class UnsupportedNameError(UnsupportedError):

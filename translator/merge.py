@@ -46,6 +46,7 @@ from translator.metadata import (
     UdfMetadata,
     bulk_allocation,
 )
+from translator.names import format_name
 from translator.types import IcebergType, TypeParseError, definition_id, parse_type_json
 
 __all__ = ["Change", "ScriptMerge", "apply_statement", "function_key", "merge_statements"]
@@ -92,8 +93,9 @@ class ScriptMerge:
 
 
 def function_key(name: tuple[str, ...]) -> str:
-    """The name a function's metadata is kept under: its name parts joined by dots."""
-    return ".".join(name)
+    """The name a function's metadata is kept under: its parts as one text, a part holding a
+    dot quoted (:func:`translator.names.format_name`: ``s."my.fn"``)."""
+    return format_name(name)
 
 
 def merge_statements(

@@ -17,6 +17,7 @@ from translator.dialects import get_dialect
 from translator.emit import emit_ddl
 from translator.errors import TranslatorError
 from translator.metadata import UdfMetadata
+from translator.names import parse_name
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -91,7 +92,7 @@ def register_functions(
     out = Registration()
     functions, emit_as_of = _functions(warehouse_or_metadata, names, as_of)
     for key, meta in functions.items():
-        parts = tuple(key.split("."))
+        parts = parse_name(key)
         try:
             result = emit_ddl(
                 meta,

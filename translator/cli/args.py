@@ -17,8 +17,9 @@ from typing import TypeVar
 
 from translator.compile import CompileOptions
 from translator.dialects import DIALECTS
-from translator.errors import TranslatorError
-from translator.warehouse.layout import DEFAULT_NAMESPACE
+from translator.errors import NameSyntaxError, TranslatorError
+from translator.names import parse_name
+from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef, namespace_folder
 from translator.warehouse.resolve import ResolveOptions
 from translator.warehouse.warehouse import Warehouse, require_existing
 
@@ -29,11 +30,15 @@ __all__ = [
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "NAME_HELP",
     "WAREHOUSE_ENV",
     "Parser",
     "UsageError",
+    "check_namespace",
     "compile_options",
     "compile_options_parent",
+    "name_arg",
+    "namespace_arg",
     "open_warehouse",
     "read_sources",
     "resolution_parent",
@@ -62,6 +67,41 @@ class Parser(argparse.ArgumentParser):
 
 
 ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
+
+#: The help of every NAME argument.
+NAME_HELP = (
+    '[namespace.]function; quote a part holding a dot: ns."my.fn" or `my.fn` (a quote doubled '
+    "inside)"
+)
+
+
+def namespace_arg(text: str) -> str:
+    """A ``--namespace`` (NAME syntax, :func:`translator.names.parse_name`) as the warehouse's
+    folder for it (:func:`translator.warehouse.layout.namespace_folder`): ``a.b`` -> ``a.b``
+    (two levels, as always), ``"a.b"`` -> ``a%2Eb`` (one part holding a dot). A malformed one
+    is kept as given, for :func:`check_namespace` to refuse with the warehouse's reason."""
+    try:
+        return namespace_folder(parse_name(text))
+    except NameSyntaxError:
+        return text
+
+
+def check_namespace(args: argparse.Namespace) -> None:
+    """Refuse a ``--namespace`` no folder can be (bad usage, exit 2)."""
+    try:
+        FunctionRef(args.namespace, "x")
+    except TranslatorError as e:
+        raise UsageError(f"--namespace: {e.message}") from None
+
+
+def name_arg(text: str) -> str:
+    """A NAME argument (:func:`translator.names.parse_name`), checked: a malformed one (an
+    unclosed quote, an empty part) is bad usage, exit 2."""
+    try:
+        parse_name(text)
+    except NameSyntaxError as e:
+        raise argparse.ArgumentTypeError(e.message) from None
+    return text
 
 
 def compile_options_parent(cls: type[ParserT]) -> ParserT:
@@ -135,8 +175,9 @@ def warehouse_parent(
     p.add_argument(
         "--namespace",
         default=DEFAULT_NAMESPACE,
+        type=namespace_arg,
         metavar="NS",
-        help=namespace_help,
+        help=namespace_help + '; a.b is a two-level namespace, "a.b" one part holding a dot',
     )
     p.add_argument("--no-cache", action="store_true", help="do not cache parsed metadata")
     return p
@@ -151,6 +192,7 @@ def open_warehouse(args: argparse.Namespace, *, create: bool = False) -> Warehou
     where = args.warehouse or os.environ.get(WAREHOUSE_ENV)
     if not where:
         raise UsageError(f"--warehouse DIR is required (or set {WAREHOUSE_ENV})")
+    check_namespace(args)
     if not create:
         require_existing(where, " (apply creates one)")
     return Warehouse(

@@ -15,11 +15,13 @@ from typing import Any
 from translator.cli.args import (
     EXIT_INPUT,
     EXIT_OK,
+    NAME_HELP,
     WAREHOUSE_ENV,
     Parser,
     UsageError,
     compile_options,
     compile_options_parent,
+    name_arg,
     open_warehouse,
     read_sources,
     resolution_parent,
@@ -44,6 +46,7 @@ from translator.metadata import (
     metadata_to_json,
     read_metadata_file,
 )
+from translator.names import format_part, parse_name
 from translator.warehouse.layout import parse_metadata_name
 
 __all__ = ["register", "register_emit"]
@@ -70,9 +73,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 def into_name(path: str, meta: UdfMetadata) -> str:
     """Which function an ``--into`` file is (a metadata document holds no name): the folder its
     ``location`` points at, else the file's name (``add_one.metadata.json``, as ``--output-dir``
-    writes it; a warehouse's ``NNNNN-uuid.metadata.json`` is named by its function folder)."""
+    writes it; a warehouse's ``NNNNN-uuid.metadata.json`` is named by its function folder). A
+    folder is one name part: it is quoted when it holds a dot (:func:`format_part`)."""
     if meta.location:
-        return meta.location.rstrip("/").rpartition("/")[2]
+        return format_part(meta.location.rstrip("/").rpartition("/")[2])
     p = Path(path).resolve()
     name = p.name
     for suffix in (".metadata.json", ".json"):
@@ -80,7 +84,7 @@ def into_name(path: str, meta: UdfMetadata) -> str:
             name = name[: -len(suffix)]
             break
     if parse_metadata_name(p.name) is not None and p.parent.name == "metadata":
-        return p.parent.parent.name
+        return format_part(p.parent.parent.name)
     return name
 
 
@@ -198,7 +202,7 @@ def _cmd_transpile(args: argparse.Namespace) -> int:
         for key, meta in result.functions.items():
             if meta is None:
                 continue
-            parts = tuple(key.split("."))
+            parts = parse_name(key)
             if args.trino_catalog is not None and len(parts) == 2:
                 parts = (args.trino_catalog, *parts)
             try:
@@ -250,6 +254,10 @@ def _cmd_emit(args: argparse.Namespace) -> int:
     # From $ICEBERG_UDF_WAREHOUSE only without --name: emit --name NAME METADATA reads a file.
     if args.warehouse or (os.environ.get(WAREHOUSE_ENV) and args.name is None):
         try:
+            name_arg(args.target)
+        except argparse.ArgumentTypeError as e:
+            raise UsageError(f"argument NAME: {e}") from None
+        try:
             with open_warehouse(args) as wh:
                 result = wh.emit(
                     args.target,
@@ -261,7 +269,7 @@ def _cmd_emit(args: argparse.Namespace) -> int:
                     resolve=resolve_options(args),
                     as_of=args.as_of,
                     log_entry=args.log_entry,
-                    ddl_name=None if args.name is None else tuple(args.name.split(".")),
+                    ddl_name=None if args.name is None else parse_name(args.name),
                 )
         except UnsupportedNameError as e:
             raise UnsupportedNameError(f"{e.message} (--name gives the name to write)") from None
@@ -289,7 +297,7 @@ def _emit_file(args: argparse.Namespace) -> Any:
         return emit_ddl(
             meta,
             args.dialect,
-            tuple(args.name.split(".")),
+            parse_name(args.name),
             definition=args.definition,
             version=args.version,
             as_of=args.as_of,
@@ -351,11 +359,12 @@ def register_emit(subparsers: Any) -> None:
     p.add_argument(
         "target",
         metavar="NAME|METADATA",
-        help="with --warehouse: [namespace.]function; else a metadata file",
+        help=f"with --warehouse: {NAME_HELP}; else a metadata file",
     )
     p.add_argument(
         "--name",
         metavar="NAME",
+        type=name_arg,
         help="the name to write in the DDL (needed with a METADATA file; with --warehouse, e.g. "
         "a Trino catalog.schema.name)",
     )

@@ -17,6 +17,7 @@ from typing import Any
 from translator.cli.args import (
     EXIT_INPUT,
     UsageError,
+    check_namespace,
     open_warehouse,
     warehouse_parent,
 )
@@ -33,8 +34,7 @@ from translator.migrate import (
     report_json,
     report_markdown,
 )
-from translator.warehouse.errors import WarehouseError
-from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef
+from translator.warehouse.layout import DEFAULT_NAMESPACE
 
 __all__ = ["register"]
 
@@ -64,10 +64,7 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
         ("--report-html", args.report_html),
     ):
         _check_output(flag, value)
-    try:
-        FunctionRef(args.namespace, "x")
-    except WarehouseError as e:
-        raise UsageError(f"--namespace: {e.message}") from None
+    check_namespace(args)
     progress = MigrationProgress(sys.stderr, args.src)
     with open_warehouse(args, create=True) as wh:
         try:

@@ -14,9 +14,11 @@ from typing import Any
 from translator.cli.args import (
     EXIT_INPUT,
     EXIT_OK,
+    NAME_HELP,
     Parser,
     compile_options,
     compile_options_parent,
+    name_arg,
     open_warehouse,
     read_sources,
     resolution_parent,
@@ -203,7 +205,7 @@ def register(subparsers: Any) -> None:
         parents=[common, resolution],
         help="a function's signatures, return types, current versions and docs",
     )
-    p.add_argument("name", metavar="NAME", help="[namespace.]function")
+    p.add_argument("name", metavar="NAME", type=name_arg, help=NAME_HELP)
     _time_travel_args(p, "--log-entry", "--version")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_show)
@@ -211,7 +213,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "history", parents=[common, resolution], help="a function's definition-log as a table"
     )
-    p.add_argument("name", metavar="NAME", help="[namespace.]function")
+    p.add_argument("name", metavar="NAME", type=name_arg, help=NAME_HELP)
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=_cmd_history)
 
@@ -222,7 +224,7 @@ def register(subparsers: Any) -> None:
         description="Append a log entry (and a new metadata file) that makes the definition "
         "versions current at an earlier point current again. No version is deleted.",
     )
-    p.add_argument("name", metavar="NAME", help="[namespace.]function")
+    p.add_argument("name", metavar="NAME", type=name_arg, help=NAME_HELP)
     _time_travel_args(p, "--to-log-entry", "--to-version", required=True)
     p.set_defaults(run=_cmd_rollback)
 
@@ -231,6 +233,6 @@ def register(subparsers: Any) -> None:
         parents=[common],
         help="remove a function (its folder is kept under <namespace>/.dropped/)",
     )
-    p.add_argument("name", metavar="NAME", help="[namespace.]function")
+    p.add_argument("name", metavar="NAME", type=name_arg, help=NAME_HELP)
     p.add_argument("--if-exists", action="store_true", help="no error if it does not exist")
     p.set_defaults(run=_cmd_drop)

@@ -18,6 +18,6 @@ def guess_ref(piece: StatementText, dialect: str, namespace: str) -> FunctionRef
     if parts is None:
         return None
     try:
-        return FunctionRef.parse(".".join(parts), namespace)
+        return FunctionRef.from_parts(tuple(parts), namespace)
     except WarehouseError:
         return None

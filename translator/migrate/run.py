@@ -30,11 +30,12 @@ from translator.migrate.report import (
     definition_summaries,
 )
 from translator.migrate.units import Item, Unit, head_line, mask
+from translator.names import format_name
 from translator.script import StatementText, scan, split_statements
 from translator.statement_cache import parse_statement, run_scope
 from translator.warehouse.cache import MetadataCache
 from translator.warehouse.errors import WarehouseError
-from translator.warehouse.layout import FunctionRef
+from translator.warehouse.layout import FunctionRef, namespace_folder
 from translator.warehouse.results import ApplyResult
 from translator.warehouse.warehouse import Warehouse
 
@@ -201,16 +202,15 @@ class _Run:
             if lkey in applied:
                 st.status = "already-applied"
                 st.function = applied[lkey]
-                ns, _, fn = applied[lkey].rpartition(".")
-                with contextlib.suppress(WarehouseError):
-                    self.statements_of[FunctionRef(ns, fn)].append(st)
+                with contextlib.suppress(TranslatorError):
+                    self.statements_of[FunctionRef.from_text(applied[lkey])].append(st)
                 continue
             try:
                 parsed = parse_statement(self.lang, piece)
                 if not isinstance(parsed, CreateFunction | DropFunction):  # pragma: no cover
                     raise TranslatorError("not function DDL", piece.position)
                 key = function_key(parsed.name)
-                ref = FunctionRef.parse(key, namespace)
+                ref = FunctionRef.from_parts(parsed.name, namespace)
             except TranslatorError as e:
                 if e.position is None:
                     e.position = piece.position
@@ -245,13 +245,14 @@ class _Run:
                 f"schema, not the session's: they stay in namespace {namespace}"
             )
             return namespace
-        new = ".".join(target[1:]) if len(target) > 1 else target[0]
+        parts = target[1:] if len(target) > 1 else target
+        new = namespace_folder(parts)
         try:
             FunctionRef(new, "x")
         except WarehouseError as e:
             self.fail(st, TranslatorError(f"USE: {e.message}", piece.position))
             return namespace
-        st.detail = f"USE: unqualified function names go to namespace {new}"
+        st.detail = f"USE: unqualified function names go to namespace {format_name(parts)}"
         return new
 
     def fail(self, st: StatementReport, e: TranslatorError) -> None:

@@ -40,6 +40,7 @@ from starlette.routing import Route
 
 from translator.errors import TranslatorError
 from translator.warehouse import FunctionNotFoundError, FunctionRef, ResolveOptions, Warehouse
+from translator.warehouse.layout import namespace_folder, namespace_parts
 
 __all__ = ["DEFAULT_PREFIX", "ENDPOINTS", "TOKEN_ENV", "ServerSettings", "create_app", "serve"]
 
@@ -94,13 +95,13 @@ def _namespace_parts(text: str) -> list[str]:
 
 def _folder(parts: Sequence[str]) -> str | None:
     """The warehouse namespace of REST ``parts``; None when no folder can be that namespace."""
-    if not parts or any(not p or "." in p for p in parts):
+    if not parts or any(not p for p in parts):
         return None
-    return ".".join(parts)
+    return namespace_folder(parts)
 
 
 def _rest_parts(namespace: str) -> list[str]:
-    return namespace.split(".")
+    return list(namespace_parts(namespace))
 
 
 class _Catalog:
@@ -237,7 +238,7 @@ def _list_namespaces(request: Request, catalog: _Catalog) -> Response:
         parts = _rest_parts(folder)
         if len(parts) > len(parent) and parts[: len(parent)] == parent:
             children.add(_SEPARATOR.join(parts[: len(parent) + 1]))
-    if parent and not children and ".".join(parent) not in catalog.namespaces():
+    if parent and not children and _folder(parent) not in catalog.namespaces():
         raise _Error(404, "NoSuchNamespaceException", f"namespace {parent_text!r} does not exist")
     page, token = _page(request, sorted(children))
     body: dict[str, Any] = {"namespaces": [n.split(_SEPARATOR) for n in page]}

@@ -19,7 +19,7 @@ from translator.compile import CompileOptions, Context
 from translator.errors import Diagnostic, TranslatorError
 from translator.frontend import parse_script
 from translator.ir import SkippedStatement
-from translator.merge import Change, function_key
+from translator.merge import Change
 from translator.metadata import UdfMetadata, deep_copy
 from translator.warehouse.commit import Committer, Conflict, RetryPolicy
 from translator.warehouse.errors import CommitConflictError, WarehouseError
@@ -42,7 +42,7 @@ def named_functions(
             parsed = parse_script(sql, dialect, file=name)
             for st in parsed.statements:
                 if not isinstance(st, SkippedStatement):
-                    refs.add(FunctionRef.parse(function_key(st.name), namespace))
+                    refs.add(FunctionRef.from_parts(st.name, namespace))
         except TranslatorError:
             continue  # compile reports it
     return refs

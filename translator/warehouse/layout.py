@@ -1,8 +1,19 @@
-"""Where things live in a warehouse, and what metadata file names mean.
+r"""Where things live in a warehouse, and what metadata file names mean.
 
 ::
 
     WAREHOUSE/<namespace>/<function>/metadata/<NNNNN>-<uuid>.metadata.json
+
+``<function>`` is the function's name part exactly as stored: it holds no ``/`` and does not
+start with a dot (:func:`translator.fileio.name_part_problem`, the one path rule), and may hold a
+dot (Spark's ``\`my.fn\```): a function folder is always one name part, never split.
+``<namespace>`` is the namespace's parts joined by ``.`` (a Spark multi-level namespace
+``a.b`` is the folder ``a.b``), so a namespace part holding a dot is percent-encoded, the one
+encoding of this layout (:func:`namespace_folder`, :func:`namespace_parts`): ``.`` is written
+``%2E``, and a ``%`` followed by ``2E`` or ``25`` (either case) is written ``%25``, so the
+encoding is reversible; every other ``%`` is kept. A name without a dot and without ``%2E`` or
+``%25`` is its own folder, so folders written before this encoding still name the same
+functions.
 
 ``NNNNN`` is the metadata file's version number, zero-padded to five digits and counting from
 00001; every change writes the next number and no file is ever rewritten. Names that start with
@@ -19,9 +30,11 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from translator.fileio import name_part_problem
+from translator.names import format_name, parse_name
 from translator.warehouse.errors import WarehouseError
 
 __all__ = [
@@ -33,6 +46,8 @@ __all__ = [
     "metadata_dir",
     "metadata_file_name",
     "metadata_path",
+    "namespace_folder",
+    "namespace_parts",
     "parse_metadata_name",
     "tombstone_dir",
 ]
@@ -53,44 +68,85 @@ _NAME = re.compile(
 
 @dataclass(frozen=True, slots=True, order=True)
 class FunctionRef:
-    """A function in the warehouse: ``namespace.name``; its folder is ``namespace/name``.
+    """A function in the warehouse: its namespace folder and its name; its folder is
+    ``namespace/name`` (see the module doc for how namespace parts make one folder).
 
     SQL names map as both engines use them: ``fn`` is in the default namespace, ``ns.fn`` in
     ``ns``, and ``catalog.ns.fn`` in ``ns``: the warehouse *is* the catalog, so the leading
     catalog part is dropped (apply warns). A Spark multi-level namespace (``cat.a.b.fn``) is
-    kept as one dotted folder name (``a.b``).
+    the folder ``a.b``.
     """
 
     namespace: str
     name: str
 
     def __post_init__(self) -> None:
-        for what, part in (("namespace", self.namespace), ("function name", self.name)):
-            _check_part(what, part)
+        _check_part("namespace", self.namespace)
+        parts = self.namespace_parts
+        for part in parts:  # each part as the name rule wants it too: ".x" and ".." stay out
+            _check_part("namespace" if len(parts) == 1 else "namespace part", part)
+        _check_part("function name", self.name)
 
     def __str__(self) -> str:
-        return f"{self.namespace}.{self.name}"
+        """The name as :func:`translator.names.format_name` writes it (``ns."my.fn"``)."""
+        return format_name(self.parts)
+
+    @classmethod
+    def from_parts(
+        cls, parts: tuple[str, ...], default_namespace: str = DEFAULT_NAMESPACE
+    ) -> FunctionRef:
+        """``(fn,)`` (in ``default_namespace``, a folder), ``(ns, fn)``, or
+        ``(catalog, ns..., fn)`` (in ``ns...``)."""
+        if len(parts) == 1:
+            return cls(default_namespace, parts[0])
+        return cls(namespace_folder(parts[-2:-1] if len(parts) == 2 else parts[1:-1]), parts[-1])
 
     @classmethod
     def parse(cls, text: str, default_namespace: str = DEFAULT_NAMESPACE) -> FunctionRef:
-        """``fn`` (in ``default_namespace``), ``ns.fn``, or ``catalog.ns.fn`` (in ``ns``)."""
-        parts = text.split(".")
-        if len(parts) == 1:
-            return cls(default_namespace, parts[0])
-        if len(parts) == 2:
-            return cls(parts[0], parts[1])
-        return cls(".".join(parts[1:-1]), parts[-1])
+        """A NAME (:func:`translator.names.parse_name`): ``fn``, ``ns.fn``, ``catalog.ns.fn``,
+        ``ns."my.fn"``, as :meth:`from_parts` maps parts."""
+        return cls.from_parts(parse_name(text), default_namespace)
+
+    @classmethod
+    def from_text(cls, text: str) -> FunctionRef:
+        """The function ``str(ref)`` wrote (in a ledger): every part but the last is the
+        namespace (no catalog part is dropped)."""
+        parts = parse_name(text)
+        if len(parts) < 2:
+            raise WarehouseError(f"{text!r} names no namespace")
+        return cls(namespace_folder(parts[:-1]), parts[-1])
 
     @staticmethod
     def catalog_part(text: str) -> str | None:
-        """The catalog part of a dotted name that has one (``cat`` of ``cat.ns.fn``)."""
-        parts = text.split(".")
+        """The catalog part of a name that has one (``cat`` of ``cat.ns.fn``)."""
+        parts = parse_name(text)
         return parts[0] if len(parts) >= 3 else None
+
+    @property
+    def namespace_parts(self) -> tuple[str, ...]:
+        return namespace_parts(self.namespace)
 
     @property
     def parts(self) -> tuple[str, ...]:
         """The name as SQL name parts (for emitted DDL)."""
-        return (*self.namespace.split("."), self.name)
+        return (*self.namespace_parts, self.name)
+
+
+def namespace_folder(parts: Sequence[str]) -> str:
+    """The folder of a namespace of ``parts`` (see the module doc)."""
+    return ".".join(_ENCODE.sub(lambda m: _ESCAPES[m.group()], p) for p in parts)
+
+
+def namespace_parts(folder: str) -> tuple[str, ...]:
+    """The parts of the namespace in ``folder``: :func:`namespace_folder` read back."""
+    return tuple(_DECODE.sub(lambda m: _UNESCAPES[m.group().upper()], p) for p in folder.split("."))
+
+
+#: A dot, or a '%' that reading would take for an escape (see the module doc).
+_ENCODE = re.compile(r"\.|%(?=2[Ee5])")
+_ESCAPES = {".": "%2E", "%": "%25"}
+_DECODE = re.compile(r"%2[Ee5]")
+_UNESCAPES = {"%2E": ".", "%25": "%"}
 
 
 def _check_part(what: str, part: str) -> None:

@@ -33,7 +33,7 @@ from translator.warehouse.errors import (
     UnsupportedStorageError,
     WarehouseError,
 )
-from translator.warehouse.layout import FunctionRef, parse_metadata_name
+from translator.warehouse.layout import FunctionRef, namespace_folder, parse_metadata_name
 from translator.warehouse.resolve import Resolved
 
 __all__ = [
@@ -237,7 +237,7 @@ class RestCatalogClient:
 
     def load_function(self, ref: FunctionRef) -> LoadedFunction:
         self.require(LOAD_FUNCTION)
-        ns = ref.namespace.split(".")
+        ns = list(ref.namespace_parts)
         path = f"{self._root()}/namespaces/{self._ns_path(ns)}/functions/{quote(ref.name, safe='')}"
         status, text = self._get(path)
         if status == 404:
@@ -265,11 +265,9 @@ class RestCatalogClient:
         """Every function of the catalog whose name this tool can hold (see the README)."""
         out: list[FunctionRef] = []
         for ns in self.list_namespaces():
-            if any("." in p for p in ns):
-                continue  # no warehouse namespace is that name
             for name in self.list_functions(ns):
                 try:
-                    out.append(FunctionRef(".".join(ns), name))
+                    out.append(FunctionRef(namespace_folder(ns), name))
                 except WarehouseError:
                     continue
         return sorted(out)

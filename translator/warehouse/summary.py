@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from translator.metadata import Definition, SqlRepresentation, UdfMetadata
+from translator.names import format_part
 from translator.warehouse.layout import FunctionRef
 
 __all__ = [
@@ -114,7 +115,7 @@ def _definition(ref: FunctionRef, d: Definition, secure: bool) -> dict[str, Any]
     )
     out: dict[str, Any] = {
         "definition-id": d.definition_id,
-        "signature": f"{ref.name}({', '.join(_param_text(p) for p in params)})",
+        "signature": f"{format_part(ref.name)}({', '.join(_param_text(p) for p in params)})",
         "parameters": params,
         "return-type": _type(d.return_type),
         "function-type": d.function_type,

@@ -30,6 +30,7 @@ from translator.compile import CompileOptions, Context
 from translator.errors import Diagnostic, HistoryError, TranslatorError
 from translator.history import entry_index, view_at
 from translator.metadata import deep_copy
+from translator.names import parse_name
 from translator.statement_cache import run_scope
 from translator.warehouse.apply import Applier, named_functions
 from translator.warehouse.cache import MetadataCache, cache_enabled_by_env, shared_cache
@@ -71,6 +72,10 @@ class Warehouse:
     ``cache``: True/False, or a :class:`MetadataCache` of your own; None (the default) means on
     unless ``ICEBERG_UDF_METADATA_CACHE=0``. ``catalog``: a SQLAlchemy URL, or ``"sqlite"`` for
     ``WAREHOUSE/catalog.db``. ``context`` injects the clock and uuids (tests).
+    ``namespace`` (here and in :meth:`apply`): the namespace of unqualified names, as its folder
+    (``a.b`` is two levels; :func:`~translator.warehouse.layout.namespace_folder` makes the folder
+    of parts). A function ``name`` is a NAME (:func:`translator.names.parse_name`:
+    ``ns."my.fn"``) or a :class:`FunctionRef`.
     ``lock_timeout_s``: how long a local commit waits for the advisory per-function lock that
     lets concurrent processes take turns (0, or ``ICEBERG_UDF_COMMIT_LOCK=0``: no lock; commits
     are still safe, only more of them retry).
@@ -317,7 +322,7 @@ class Warehouse:
         if ddl_name is not None:
             parts = ddl_name
         else:
-            parts = tuple(name.split(".")) if isinstance(name, str) else p.resolved.ref.parts
+            parts = parse_name(name) if isinstance(name, str) else p.resolved.ref.parts
         r = emit_ddl(
             p.metadata,
             dialect,

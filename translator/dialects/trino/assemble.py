@@ -296,9 +296,11 @@ def _value(chars: dict[str, Characteristic], key: str, default: Any = None) -> A
 
 
 def check_name(b: Site, qname: QName) -> tuple[str, ...]:
-    """One part (an inline or session function) or three (catalog.schema.name)."""
+    """One part (an inline or session function) or three (catalog.schema.name), folded to
+    lower case quoted or not, as Trino's QualifiedName folds every part of a function's name
+    (``"My.Fn"`` and ``my.fn`` are one function there and here)."""
     if len(qname.parts) in NAME_PARTS:
-        return qname.parts
+        return tuple(p.lower() for p in qname.parts)
     raise b.unsupported(
         f"function name {qname.text} has {len(qname.parts)} parts: Trino names a stored "
         "function catalog.schema.name (three parts), an inline one by its name alone",
