@@ -32,6 +32,7 @@ from translator.bodies import sqlglot_type
 from translator.dialects import get_dialect
 from translator.errors import Diagnostic
 from translator.ir import Body, CreateFunction, DropFunction, Parameter, SkippedStatement, Statement
+from translator.names import format_name
 from translator.types import definition_id
 
 __all__ = [
@@ -63,7 +64,7 @@ def expand_defaults(
         return [stmt], [
             Diagnostic(
                 "default-not-expanded",
-                f"the DEFAULTs of {'.'.join(stmt.name)} are kept for {stmt.dialect} only: the "
+                f"the DEFAULTs of {format_name(stmt.name)} are kept for {stmt.dialect} only: the "
                 "body could not be read, so no shortened definition is stored for other engines "
                 "(an engine reading only the spec needs every argument)",
                 stmt.position,

@@ -26,6 +26,7 @@ from translator.errors import (
 )
 from translator.history import dropped_since, entry_index, version_at, versions_at
 from translator.metadata import Definition, DefinitionVersion, SqlRepresentation, UdfMetadata
+from translator.names import format_name
 
 __all__ = [
     "EmitResult",
@@ -220,7 +221,7 @@ def emit_ddl(
     if not dialect.overloading and len(pairs) > 1:
         ids = [d.definition_id for d, _ in pairs]
         raise OverloadError(
-            f"{'.'.join(name)} has {len(ids)} definitions ({'; '.join(ids)}), and "
+            f"{format_name(name)} has {len(ids)} definitions ({'; '.join(ids)}), and "
             f"{dialect.title} has no overloading: each CREATE FUNCTION would replace the one "
             "before. Choose one definition to write",
             ids,
@@ -232,7 +233,7 @@ def emit_ddl(
         rendered = dialect.render_create(spec, or_replace=or_replace)
         if rendered.lossy and not allow_lossy:
             raise LossyError(
-                f"emitting {'.'.join(name)}({d.definition_id}) for {target} would lose "
+                f"emitting {format_name(name)}({d.definition_id}) for {target} would lose "
                 "information: " + "; ".join(rendered.lossy)
             )
         warnings += [Diagnostic("lossy", m, lossy=True) for m in rendered.lossy]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from translator.errors import Diagnostic
+from translator.names import format_name
 from translator.query_free import QueryFree
 from translator.types import IcebergType, ListType, MapType, StructType
 
@@ -87,7 +88,7 @@ class RoutineSpec:
 
 def version_label(name: tuple[str, ...], definition_id: str, version_id: int) -> str:
     """``cat.db.fn(definition-id) version 3``: how a message names one definition version."""
-    return f"{'.'.join(name)}({definition_id}) version {version_id}"
+    return f"{format_name(name)}({definition_id}) version {version_id}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from translator.dialects.spark.lexical import (
 )
 from translator.dialects.spark.types import iceberg_to_spark_type
 from translator.errors import UnsupportedError, UnsupportedNameError
+from translator.names import format_name
 from translator.types import FixedType, IcebergType, PrimitiveType, StructType
 
 __all__ = ["render_create"]
@@ -35,7 +36,7 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
         )
     if len(spec.name) not in NAME_PARTS:
         raise UnsupportedNameError(
-            f"{'.'.join(spec.name)}: Spark names a function with 1 to 3 parts"
+            f"{format_name(spec.name)}: Spark names a function with 1 to 3 parts"
         )
     lossy: list[str] = []
     defaults = spec.defaults or (None,) * len(spec.parameters)

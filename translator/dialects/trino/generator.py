@@ -11,6 +11,7 @@ from translator.dialects.trino.bodies import (
 from translator.dialects.trino.lexical import NAME_PARTS, quote_name
 from translator.dialects.trino.types import iceberg_to_trino_type
 from translator.errors import UnsupportedError, UnsupportedNameError
+from translator.names import format_name
 from translator.types import FixedType, GeographyType, GeometryType, IcebergType
 
 __all__ = ["render_create"]
@@ -26,7 +27,7 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     """
     if len(spec.name) not in NAME_PARTS:
         raise UnsupportedNameError(
-            f"{'.'.join(spec.name)}: Trino names a stored function catalog.schema.name (three "
+            f"{format_name(spec.name)}: Trino names a stored function catalog.schema.name (three "
             "parts), an inline one by its name alone"
         )
     if spec.kind == "udtf":
