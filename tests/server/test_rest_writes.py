@@ -25,6 +25,7 @@ from tests.server.helpers import ADD_ONE, TOKEN, build_warehouse, running_server
 from translator.compile import Context
 from translator.migrate import migrate_directory
 from translator.server import ServerSettings, create_app
+from translator.server.app import MAX_BODY
 from translator.warehouse import FunctionNotFoundError, FunctionRef, Warehouse
 from translator.warehouse.errors import HistoryWouldBeLostError, UnsupportedStorageError
 from translator.warehouse.rest import TOKEN_ENV
@@ -244,6 +245,8 @@ def test_http_answers_of_the_write_endpoints(url: str) -> None:
             400,
             "BadRequestException",
         )
+        huge = http.post("/accounting/functions", content=b" " * (MAX_BODY + 1))
+        assert _error(huge) == (400, "BadRequestException") and "exceeds" in huge.text
         assert http.head("/accounting/functions/evil").status_code == 404
         assert http.delete("/accounting/functions/add_two").status_code == 204
         assert _error(http.delete("/accounting/functions/add_two")) == (

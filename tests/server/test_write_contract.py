@@ -84,7 +84,7 @@ def test_schemathesis_finds_no_failure_in_the_writes(tmp_path: Path) -> None:
             "--header",
             f"Authorization: Bearer {TOKEN}",
             "--max-examples",
-            "30",
+            "15",
             "--seed",
             "20261123",
             "--workers",

@@ -75,6 +75,8 @@ ENDPOINTS = (
 )
 #: What ``/v1/config`` adds when writes are allowed.
 WRITE_ENDPOINTS = (CREATE_FUNCTION, DROP_FUNCTION)
+#: The largest request body read (a createFunction request; a long history is not sent).
+MAX_BODY = 16 * 1024 * 1024
 _SEPARATOR = "\x1f"
 _DEFAULT_PAGE = 100
 _MAX_PAGE = 1000
@@ -225,12 +227,23 @@ def _route(handler: Handler, catalog: _Catalog) -> Callable[[Request], Awaitable
                     404, "NoSuchWarehouseException", f"no warehouse is served at prefix {prefix!r}"
                 )
             if request.method == "POST":
-                request.state.body = await request.body()
+                request.state.body = await _body(request)
             return await run_in_threadpool(handler, request, catalog)
         except (_Error, WriteError) as e:
             return _error_response(e.code, e.kind, e.message)
 
     return endpoint
+
+
+async def _body(request: Request) -> bytes:
+    """The request body, refused past :data:`MAX_BODY` bytes before more is read."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise _Error(400, "BadRequestException", f"the request body exceeds {MAX_BODY} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _authenticated(request: Request, token: str | None) -> bool:

@@ -136,15 +136,18 @@ def _checked(document: dict[str, Any]) -> UdfMetadata:
     from translator.body_checks import representation_problems
     from translator.metadata.read import metadata_from_document
 
-    problems = [str(p) for p in validate_metadata(document)]
     meta = None
-    if not problems:
-        try:
-            meta = metadata_from_document(document)
-        except ValueError as e:  # pydantic's ValidationError: a shape the checks missed
-            problems = [f"$: {e.__class__.__name__}"]
-    if meta is not None:
-        problems = [f"{path}: {why}" for path, why in representation_problems(meta)]
+    try:
+        problems = [str(p) for p in validate_metadata(document)]
+        if not problems:
+            try:
+                meta = metadata_from_document(document)
+            except ValueError as e:  # pydantic's ValidationError: a shape the checks missed
+                problems = [f"$: {e.__class__.__name__}"]
+        if meta is not None:
+            problems = [f"{path}: {why}" for path, why in representation_problems(meta)]
+    except RecursionError:
+        raise _bad("the request nests too deeply to be checked") from None
     if problems or meta is None:
         listed = "; ".join(problems[:_MAX_PROBLEMS])
         more = (

@@ -108,6 +108,10 @@ class RestCommitter:
     def _advertised(self) -> set[str]:
         return self.client.endpoints or set()
 
+    def writes_advertised(self) -> bool:
+        """Whether the catalog can take any function write (a create)."""
+        return CREATE_FUNCTION in self._advertised()
+
     def refuse(self, what: str) -> UnsupportedStorageError:
         """The refusal of a write this catalog cannot take, saying why."""
         advertised = self._advertised()

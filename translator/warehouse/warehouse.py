@@ -145,9 +145,7 @@ class Warehouse:
     def require_writable(self, what: str) -> None:
         """Refuse ``what`` up front where nothing can be written: a REST catalog that advertises
         no function writes (what it does advertise is decided per function when committing)."""
-        if isinstance(self.committer, RestCommitter) and self.committer.refusal(
-            FunctionRef(self.namespace, "x"), None, None
-        ):
+        if isinstance(self.committer, RestCommitter) and not self.committer.writes_advertised():
             raise self.committer.refuse(what)
 
     def __enter__(self) -> Warehouse:
