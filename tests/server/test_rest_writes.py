@@ -274,3 +274,22 @@ def test_a_read_only_server_takes_no_writes_and_writes_need_a_token(tmp_path: Pa
         remote = Warehouse(f"rest+{url}/udf")
         refused = remote.apply(ADD_ONE, "trino", namespace="accounting.new")
         assert "advertises no function writes" in refused.errors[0].message
+
+
+def test_a_drop_statement_drops_through_dropfunction(url: str) -> None:
+    remote = Warehouse(f"rest+{url}/udf", namespace="accounting")
+    create = "CREATE FUNCTION plus_one(x INT) RETURNS INT RETURN x + 1"
+    made = remote.apply(create, "spark").raise_for_errors()
+    assert [str(c.ref) for c in made.committed] == ["accounting.plus_one"]
+    gone = remote.apply("DROP FUNCTION plus_one", "spark").raise_for_errors()
+    assert [str(d.ref) for d in gone.dropped] == ["accounting.plus_one"]
+    assert remote.rest is not None
+    assert not remote.rest.function_exists(FunctionRef("accounting", "plus_one"))
+
+
+def test_serve_allows_writes_only_with_a_token(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ICEBERG_UDF_SERVE_TOKEN", raising=False)
+    code, _, err = run(capsys, "serve", "--warehouse", str(tmp_path), "--allow-writes")
+    assert code == 2 and "--allow-writes needs ICEBERG_UDF_SERVE_TOKEN" in err

@@ -370,7 +370,8 @@ class Warehouse:
 
     def drop(self, name: str | FunctionRef, *, if_exists: bool = False) -> Dropped:
         """Remove the function: without a catalog its folder moves to
-        ``<namespace>/.dropped/<name>-<ms>-<id>`` (kept, hidden); with one its row goes."""
+        ``<namespace>/.dropped/<name>-<ms>-<id>`` (kept, hidden); with one its row goes; in a REST
+        catalog that advertises it, through ``dropFunction``."""
         ref = self.ref(name)
         with self._locked([ref]):
             return drop_function(self.committer, self.retry, ref, if_exists)
