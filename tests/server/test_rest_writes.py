@@ -28,7 +28,7 @@ from translator.server import ServerSettings, create_app
 from translator.server.app import MAX_BODY
 from translator.warehouse import FunctionNotFoundError, FunctionRef, Warehouse
 from translator.warehouse.errors import HistoryWouldBeLostError, UnsupportedStorageError
-from translator.warehouse.rest import TOKEN_ENV
+from translator.warehouse.rest import TOKEN_ENV, RestTransportError
 from translator.warehouse.rest_commit import same_function
 
 WRITES = ServerSettings(token=TOKEN, allow_writes=True)
@@ -293,3 +293,29 @@ def test_serve_allows_writes_only_with_a_token(
     monkeypatch.delenv("ICEBERG_UDF_SERVE_TOKEN", raising=False)
     code, _, err = run(capsys, "serve", "--warehouse", str(tmp_path), "--allow-writes")
     assert code == 2 and "--allow-writes needs ICEBERG_UDF_SERVE_TOKEN" in err
+
+
+@pytest.mark.parametrize("how", ["answer lost", "created meanwhile"])
+def test_a_create_whose_outcome_is_unknown_is_decided_on_what_the_catalog_holds(
+    url: str, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The network loses createFunction's answer after the catalog made the function, or
+    another writer creates the same function first (409): the apply reads the catalog again and
+    finds the function there as it would make it, so it ends unchanged, without an error."""
+    remote = Warehouse(f"rest+{url}/udf", namespace="accounting")
+    assert remote.rest is not None
+    client, real = remote.rest, remote.rest.create_function
+    name = "lost_answer" if how == "answer lost" else "raced"
+
+    def create(ref: FunctionRef, request: dict[str, Any]) -> Any:
+        real(ref, request)  # the catalog has it now
+        if how == "answer lost":
+            raise RestTransportError("the connection broke before the answer")
+        return real(ref, request)  # the second create is the one that loses: 409
+
+    monkeypatch.setattr(client, "create_function", create)
+    result = remote.apply(f"CREATE FUNCTION {name}(x INT) RETURNS INT RETURN x * 2", "spark")
+    assert result.ok, result.errors
+    assert result.conflicts == 1 and not result.committed
+    assert [c.action for c in result.changes] == ["unchanged"]
+    assert client.function_exists(FunctionRef("accounting", name))
