@@ -5,7 +5,7 @@ official OpenAPI document (``rest-catalog-open-api.yaml``) says:
 
 * ``GET /v1/config``: defaults, overrides (the ``prefix`` to use) and the ``endpoints`` served;
 * ``GET /v1/{prefix}/namespaces``, ``GET`` / ``HEAD /v1/{prefix}/namespaces/{namespace}``: the
-  namespaces that hold functions (a warehouse has no other kind of namespace);
+  namespaces that hold functions, and the warehouse's top-level folders (an empty namespace);
 * ``GET /v1/{prefix}/namespaces/{namespace}/functions`` (listFunctions, paged);
 * ``GET /v1/{prefix}/namespaces/{namespace}/functions/{function}`` (loadFunction): the current
   metadata file, chosen by the warehouse's own resolution rules and read through its cache, sent
