@@ -21,8 +21,9 @@ import pytest
 
 from tests.cli.test_cli import run
 from tests.conftest import ROOT
-from tests.server.helpers import ADD_ONE, TOKEN, build_warehouse, running_server
+from tests.server.helpers import ADD_ONE, SECURE_DOC, TOKEN, build_warehouse, running_server
 from translator.compile import Context
+from translator.metadata import load_metadata
 from translator.migrate import migrate_directory
 from translator.server import ServerSettings, create_app
 from translator.server.app import MAX_BODY
@@ -319,3 +320,17 @@ def test_a_create_whose_outcome_is_unknown_is_decided_on_what_the_catalog_holds(
     assert result.conflicts == 1 and not result.committed
     assert [c.action for c in result.changes] == ["unchanged"]
     assert client.function_exists(FunctionRef("accounting", name))
+
+
+def test_the_same_function_with_defaults_written_out_is_the_same() -> None:
+    ref = FunctionRef("accounting", "f")
+    doc = json.loads(json.dumps(SECURE_DOC))
+    spelled = json.loads(json.dumps(doc))
+    spelled.update({"properties": {}, "secure": True})
+    spelled["definitions"][0]["return-nullable"] = True
+    spelled["definitions"][0]["versions"][0].update({"deterministic": False})
+    spelled["definitions"][0]["versions"][0]["on-null-input"] = "call"
+    plain, explicit = load_metadata(json.dumps(doc)), load_metadata(json.dumps(spelled))
+    assert same_function(ref, plain, explicit)
+    spelled["definitions"][0]["versions"][0]["on-null-input"] = "return-null"
+    assert not same_function(ref, plain, load_metadata(json.dumps(spelled)))

@@ -73,10 +73,36 @@ def create_request(ref: FunctionRef, meta: UdfMetadata) -> dict[str, Any]:
     return {"name": ref.name, "definitions": definitions, **rest}
 
 
+#: The spec's defaults: a catalog may write them out or leave them out, the function is the same.
+_DEFAULTS: dict[str, dict[str, Any]] = {
+    "function": {"secure": False, "properties": {}},
+    "definition": {"return-nullable": True},
+    "version": {"deterministic": False, "on-null-input": "call"},
+}
+
+
+def _explicit(obj: dict[str, Any], level: str) -> dict[str, Any]:
+    defaults = _DEFAULTS[level]
+    return {k: v for k, v in obj.items() if k not in defaults or v != defaults[k]}
+
+
+def _comparable(request: dict[str, Any]) -> dict[str, Any]:
+    out = _explicit(request, "function")
+    out["definitions"] = [
+        {
+            **_explicit(d, "definition"),
+            "versions": [_explicit(v, "version") for v in d["versions"]],
+        }
+        for d in request["definitions"]
+    ]
+    return out
+
+
 def same_function(ref: FunctionRef, a: UdfMetadata, b: UdfMetadata) -> bool:
     """Whether ``a`` and ``b`` are the same function as far as a create says (everything but
-    what the catalog assigns): what "already there" means for a catalog without update."""
-    return create_request(ref, a) == create_request(ref, b)
+    what the catalog assigns, a field at the spec's default or left out alike): what "already
+    there" means for a catalog without update."""
+    return _comparable(create_request(ref, a)) == _comparable(create_request(ref, b))
 
 
 class RestCommitter:
