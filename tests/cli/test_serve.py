@@ -87,7 +87,8 @@ def test_writes_and_file_options_are_refused_with_the_reason(
     monkeypatch.setenv(TOKEN_ENV, TOKEN)
     sql = ROOT / "fixtures" / "examples" / "add_one.sql"
     code, _, err = run(capsys, "apply", "--warehouse", address, "--dialect", "trino", str(sql))
-    assert code == 1 and "cannot apply statements in this REST catalog" in err
+    assert code == 1 and "cannot create default.add_one in this REST catalog" in err
+    assert "advertises no function writes" in err and "nothing committed" in err
     code, _, err = run(capsys, "drop", "--warehouse", address, "accounting.add_one")
     assert code == 1 and "cannot drop accounting.add_one" in err
     code, _, err = run(

@@ -17,7 +17,8 @@ from translator.warehouse import (
     WarehouseError,
 )
 from translator.warehouse.errors import UnsupportedStorageError
-from translator.warehouse.rest import TOKEN_ENV, RestCatalogClient, RestCommitter, raw_member
+from translator.warehouse.rest import TOKEN_ENV, RestCatalogClient, raw_member
+from translator.warehouse.rest_commit import RestCommitter
 
 
 @pytest.fixture(scope="module")
@@ -143,8 +144,11 @@ def test_a_warehouse_at_a_rest_address_reads_as_a_folder_does(
         dry_run=True,
     )
     assert [(c.action, c.version_id) for c in plan.changes] == [("new-version", 3)]
+    refused = remote.apply("CREATE FUNCTION g() RETURNS integer RETURN 1", dialect="trino")
+    assert [type(e) for e in refused.errors] == [UnsupportedStorageError]
+    assert "cannot create default.g" in refused.errors[0].message
+    assert "advertises no function writes" in refused.errors[0].message
     for write in (
-        lambda: remote.apply("CREATE FUNCTION g() RETURNS integer RETURN 1", dialect="trino"),
         lambda: remote.rollback("accounting.add_one", log_entry=1),
         lambda: remote.drop("accounting.add_one"),
     ):

@@ -183,6 +183,20 @@ def warehouse_parent(
     return p
 
 
+#: Lets apply and migrate change a function of a REST catalog by dropping and re-creating it.
+REPLACE_FLAG = "--replace-discarding-history"
+
+
+def add_replace_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        REPLACE_FLAG,
+        action="store_true",
+        help="REST catalogs only: a function that exists and changes is dropped and created "
+        "again (the catalog has no update), which discards its history: definition-log, "
+        "version ids, timestamps (without it such a change is refused)",
+    )
+
+
 def open_warehouse(args: argparse.Namespace, *, create: bool = False) -> Warehouse:
     """The warehouse :func:`warehouse_parent`'s options (or their environment variables) name.
 

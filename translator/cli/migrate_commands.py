@@ -16,7 +16,9 @@ from typing import Any
 
 from translator.cli.args import (
     EXIT_INPUT,
+    REPLACE_FLAG,
     UsageError,
+    add_replace_flag,
     check_namespace,
     open_warehouse,
     warehouse_parent,
@@ -34,6 +36,7 @@ from translator.migrate import (
     report_json,
     report_markdown,
 )
+from translator.warehouse.errors import HistoryWouldBeLostError
 from translator.warehouse.layout import DEFAULT_NAMESPACE
 
 __all__ = ["register"]
@@ -77,6 +80,7 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
                 strict=args.strict,
                 progress=progress,
                 source_name=args.src,
+                replace_discarding_history=args.replace_discarding_history,
             )
         except OSError as e:
             where = f" {e.filename}" if e.filename else ""
@@ -85,8 +89,13 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
         finally:
             progress.finish()
     for w in report.warnings:
-        if w.code == NOT_READ:
+        if w.code == NOT_READ or (w.file is None and w.function is not None):
             print(progress.warning_line(w), file=sys.stderr)
+    catalog_failures = [f for f in report.failures if f.file is None and f.function is not None]
+    for f in catalog_failures:  # found when the run's functions went to a REST catalog
+        print(progress.failure_line(f), file=sys.stderr)
+    if any(f.code == HistoryWouldBeLostError.code for f in catalog_failures):
+        print(f"hint: {REPLACE_FLAG} drops and creates it again, history lost", file=sys.stderr)
     return _write_reports(args, report)
 
 
@@ -123,8 +132,9 @@ def register(subparsers: Any) -> None:
         "10_x.sql) statement by statement to the warehouse. Function DDL is compiled and "
         "committed; other statements are skipped; a failing statement is reported and the rest "
         "still applied. The warehouse remembers applied statements (WAREHOUSE/.migrations/), "
-        "so running the migration again changes nothing. Exit status: 0 all applied, 1 some "
-        "statement failed, 2 bad usage.",
+        "so running the migration again changes nothing. Into a REST catalog each function the "
+        "directory makes is created once (an identical one is left as it is). Exit status: 0 "
+        "all applied, 1 some statement failed, 2 bad usage.",
     )
     p.add_argument("--dialect", required=True, choices=sorted(DIALECTS))
     p.add_argument("src", metavar="SRC_DIR", help="folder of .sql migration scripts")
@@ -139,4 +149,5 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--strict", action="store_true", help="refuse lossy translations (each is a failure)"
     )
+    add_replace_flag(p)
     p.set_defaults(run=_cmd_migrate)

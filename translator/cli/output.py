@@ -322,7 +322,7 @@ class MigrationProgress:
                 file=self.out,
             )
         lines = [self.warning_line(w) for w in event.warnings]
-        lines += [self._error(f) for f in event.failures]
+        lines += [self.failure_line(f) for f in event.failures]
         for line in lines:
             if self.bar is not None:
                 self.bar.line(line)
@@ -339,7 +339,7 @@ class MigrationProgress:
         where = self._path(w.file) + (f":{w.line}:{w.column}" if w.line is not None else "")
         return f"{where}: warning[{w.code}]: {w.message}"
 
-    def _error(self, f: Issue) -> str:
+    def failure_line(self, f: Issue) -> str:
         position = None
         if f.line is not None:
             position = Position(f.line, f.column or 1, 0, self._path(f.file))

@@ -36,11 +36,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     prefix = args.prefix or DEFAULT_PREFIX
     if "/" in prefix:
         raise UsageError(f"--prefix {prefix!r}: one path segment, without '/'")
+    open_server = not os.environ.get(TOKEN_ENV)
+    if args.allow_writes and open_server:
+        raise UsageError(
+            f"--allow-writes needs {TOKEN_ENV}: writes are taken only from callers with the "
+            "bearer token (an unauthenticated write could replace any function's body)"
+        )
     settings = ServerSettings(
         prefix=prefix,
         resolve=ResolveOptions(latest_by_log_timestamp=args.latest_by_log_timestamp),
+        allow_writes=args.allow_writes,
     )
-    open_server = not os.environ.get(TOKEN_ENV)
     with open_warehouse(args) as wh:
 
         def ready(url: str) -> None:
@@ -50,6 +56,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+            if args.allow_writes:
+                print(
+                    "writes allowed: createFunction and dropFunction (our reading of the "
+                    "unmerged apache/iceberg PR #17966), for callers with the bearer token",
+                    file=sys.stderr,
+                    flush=True,
+                )
             if open_server:
                 print(
                     f"warning: {TOKEN_ENV} is not set: any client that reaches "
@@ -70,8 +83,15 @@ def register(subparsers: Any) -> None:
         parents=[warehouse_parent()],
         help="serve a warehouse as an Iceberg REST catalog (function endpoints)",
         description="Serve GET /v1/config and the REST catalog's namespace and function "
-        "endpoints over a warehouse, read-only. With ICEBERG_UDF_SERVE_TOKEN set, every request "
-        "needs 'Authorization: Bearer <token>'. Needs pip install 'iceberg-udf[server]'.",
+        "endpoints over a warehouse, read-only unless --allow-writes. With "
+        "ICEBERG_UDF_SERVE_TOKEN set, every request needs 'Authorization: Bearer <token>'. "
+        "Needs pip install 'iceberg-udf[server]'.",
+    )
+    p.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="also serve createFunction and dropFunction (our reading of the unmerged "
+        "apache/iceberg PR #17966); needs ICEBERG_UDF_SERVE_TOKEN",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8181, help="port (default: 8181; 0: a free one)")

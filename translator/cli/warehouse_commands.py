@@ -15,7 +15,9 @@ from translator.cli.args import (
     EXIT_INPUT,
     EXIT_OK,
     NAME_HELP,
+    REPLACE_FLAG,
     Parser,
+    add_replace_flag,
     compile_options,
     compile_options_parent,
     name_arg,
@@ -35,6 +37,7 @@ from translator.cli.output import (
     print_warnings,
     show_text,
 )
+from translator.warehouse.errors import HistoryWouldBeLostError
 from translator.warehouse.results import ApplyResult
 
 __all__ = ["register"]
@@ -51,6 +54,7 @@ def _cmd_apply(args: argparse.Namespace) -> int:
             dry_run=args.dry_run,
             options=options,
             strict=args.strict,
+            replace_discarding_history=args.replace_discarding_history,
         )
     return _report_apply(result)
 
@@ -66,6 +70,8 @@ def _report_apply(result: ApplyResult) -> int:
     if result.errors:
         for e in result.errors:
             print(error_text(e), file=sys.stderr)
+        if any(isinstance(e, HistoryWouldBeLostError) for e in result.errors):
+            print(f"hint: {REPLACE_FLAG} drops and creates it again, history lost", file=sys.stderr)
         done = len(result.committed) + len(result.dropped)
         tail = f"{done} function(s) committed before it" if done else "nothing committed"
         print(f"iceberg-udf: {len(result.errors)} error(s); {tail}", file=sys.stderr)
@@ -191,6 +197,7 @@ def register(subparsers: Any) -> None:
         "fails.",
     )
     p.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
+    add_replace_flag(p)
     p.add_argument("sql", nargs="+", metavar="SQL", help="SQL files; - reads standard input")
     p.set_defaults(run=_cmd_apply)
 

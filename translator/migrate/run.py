@@ -17,6 +17,7 @@ from translator.frontend import is_function_ddl
 from translator.ir import CreateFunction, DropFunction
 from translator.merge import Change, function_key
 from translator.metadata import deep_copy
+from translator.migrate.catalog_sync import sync_to_catalog
 from translator.migrate.files import NOT_READ, list_migration_files, unread_sql_files
 from translator.migrate.ledger import Ledger, statement_key
 from translator.migrate.names import guess_ref
@@ -57,6 +58,7 @@ class _Run:
         options: CompileOptions | None,
         report: MigrationReport,
         scratch_root: str | None,
+        seed: bool = True,
     ) -> None:
         self.real = warehouse
         self.dialect = dialect
@@ -75,7 +77,8 @@ class _Run:
                 context=warehouse.context,
                 lock_timeout_s=0,
             )
-        self.ledger = Ledger(warehouse.store, dialect)
+        self.seed = seed  # a scratch warehouse starts as a copy of the functions it touches
+        self.ledger = Ledger((warehouse if seed else self.target).store, dialect)
         #: Function -> whether it existed before this run touched it.
         self.existed: dict[FunctionRef, bool] = {}
         self.statements_of: dict[FunctionRef, list[StatementReport]] = defaultdict(list)
@@ -100,7 +103,7 @@ class _Run:
         except TranslatorError:
             base = None  # unreadable: applying to it reports the problem
         self.existed[ref] = base is not None
-        if base is not None and self.target is not self.real:
+        if base is not None and self.target is not self.real and self.seed:
             self.target.committer.commit(ref, None, deep_copy(base.metadata))
 
     def function_reports(self) -> dict[str, FunctionReport]:
@@ -422,13 +425,15 @@ def migrate_directory(
     options: CompileOptions | None = None,
     progress: Callable[[ProgressEvent], None] | None = None,
     source_name: str | None = None,
+    replace_discarding_history: bool = False,
 ) -> MigrationReport:
     """Apply every ``.sql`` file of ``src_dir`` to ``warehouse`` (see the module docstring).
 
     ``namespace`` takes unqualified names (default: the warehouse's). ``strict`` refuses lossy
     translations (each refused statement is a failure). ``progress`` hears about each file
     before and after it runs. ``source_name`` is how the report names ``src_dir`` (default: as
-    given). A failing statement is in the report; only a broken warehouse raises.
+    given). A failing statement is in the report; only a broken warehouse raises. Into a REST
+    catalog: :mod:`.catalog_sync` (``replace_discarding_history`` too).
     """
     if not dry_run:
         warehouse.require_writable("migrate")
@@ -447,8 +452,8 @@ def migrate_directory(
         Issue(NOT_READ, why, file=rel) for rel, why in unread_sql_files(Path(src_dir))
     ]
     with contextlib.ExitStack() as stack:
-        scratch = None
-        if dry_run:
+        scratch, rest = None, warehouse.rest is not None
+        if dry_run or rest:
             scratch = stack.enter_context(
                 tempfile.TemporaryDirectory(prefix="iceberg-udf-dry-run-")
             )
@@ -467,6 +472,7 @@ def migrate_directory(
             options=options,
             report=report,
             scratch_root=scratch,
+            seed=not rest,
         )
         run.ledger.load()
         for index, path in enumerate(files, 1):
@@ -488,4 +494,7 @@ def migrate_directory(
                     )
                 )
         report.functions = run.function_reports()
+        if rest:
+            replace = replace_discarding_history
+            sync_to_catalog(report, run.target, warehouse, dry_run, replace)
     return report

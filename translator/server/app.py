@@ -21,6 +21,13 @@ Choices the spec leaves to a server, and ours:
   answers 403 for them (they are still listed: their names are not secret).
 * **Authentication.** With a token every route, ``/v1/config`` included, needs
   ``Authorization: Bearer <token>`` (compared in constant time) and answers 401 otherwise.
+* **Writes** (createFunction, dropFunction: our reading of apache/iceberg PR #17966, unmerged;
+  :mod:`translator.server.writes`) are served and advertised only with ``allow_writes``, which
+  needs a bearer token. functionExists (``HEAD`` on a function, from the same PR) is a read: it is
+  served and advertised always.
+* **Namespaces that exist**: those holding a function, and the warehouse's top-level folders
+  (a namespace stays when its last function is dropped, and a new one is a folder: this server
+  does not create namespaces).
 """
 
 from __future__ import annotations
@@ -39,10 +46,20 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from translator.errors import TranslatorError
+from translator.server.writes import WriteError, create_function, drop_function
 from translator.warehouse import FunctionNotFoundError, FunctionRef, ResolveOptions, Warehouse
 from translator.warehouse.layout import namespace_folder, namespace_parts
+from translator.warehouse.rest import CREATE_FUNCTION, DROP_FUNCTION, FUNCTION_EXISTS
 
-__all__ = ["DEFAULT_PREFIX", "ENDPOINTS", "TOKEN_ENV", "ServerSettings", "create_app", "serve"]
+__all__ = [
+    "DEFAULT_PREFIX",
+    "ENDPOINTS",
+    "TOKEN_ENV",
+    "WRITE_ENDPOINTS",
+    "ServerSettings",
+    "create_app",
+    "serve",
+]
 
 #: The path prefix served when none is given (``/v1/udf/namespaces/...``).
 DEFAULT_PREFIX = "udf"
@@ -55,7 +72,12 @@ ENDPOINTS = (
     "HEAD /v1/{prefix}/namespaces/{namespace}",
     "GET /v1/{prefix}/namespaces/{namespace}/functions",
     "GET /v1/{prefix}/namespaces/{namespace}/functions/{function}",
+    FUNCTION_EXISTS,
 )
+#: What ``/v1/config`` adds when writes are allowed.
+WRITE_ENDPOINTS = (CREATE_FUNCTION, DROP_FUNCTION)
+#: The largest request body read (a createFunction request; a long history is not sent).
+MAX_BODY = 16 * 1024 * 1024
 _SEPARATOR = "\x1f"
 _DEFAULT_PAGE = 100
 _MAX_PAGE = 1000
@@ -63,11 +85,13 @@ _MAX_PAGE = 1000
 
 @dataclass(frozen=True, slots=True)
 class ServerSettings:
-    """How a warehouse is served. ``token`` None: read :data:`TOKEN_ENV`; empty: no auth."""
+    """How a warehouse is served. ``token`` None: read :data:`TOKEN_ENV`; empty: no auth.
+    ``allow_writes``: serve createFunction and dropFunction (needs a token)."""
 
     prefix: str = DEFAULT_PREFIX
     token: str | None = None
     resolve: ResolveOptions = field(default_factory=ResolveOptions)
+    allow_writes: bool = False
 
     def bearer_token(self) -> str | None:
         return (self.token if self.token is not None else os.environ.get(TOKEN_ENV)) or None
@@ -104,6 +128,14 @@ def _rest_parts(namespace: str) -> list[str]:
     return list(namespace_parts(namespace))
 
 
+def _is_namespace_folder(name: str) -> bool:
+    try:
+        FunctionRef(name, "x")
+    except TranslatorError:
+        return False
+    return not name.startswith(".") and _folder(_rest_parts(name)) == name
+
+
 class _Catalog:
     """The warehouse seen as a REST catalog: namespaces, function names, current files."""
 
@@ -115,7 +147,8 @@ class _Catalog:
         return sorted(ref for ref, _ in self.warehouse.committer.functions())
 
     def namespaces(self) -> set[str]:
-        return {ref.namespace for ref in self.refs()}
+        folders = {d for d in self.warehouse.store.list_dirs("") if _is_namespace_folder(d)}
+        return folders | {ref.namespace for ref in self.refs()}
 
     def require_namespace(self, text: str) -> str:
         folder = _folder(_namespace_parts(text))
@@ -194,11 +227,24 @@ def _route(handler: Handler, catalog: _Catalog) -> Callable[[Request], Awaitable
                 raise _Error(
                     404, "NoSuchWarehouseException", f"no warehouse is served at prefix {prefix!r}"
                 )
+            if request.method == "POST":
+                request.state.body = await _body(request)
             return await run_in_threadpool(handler, request, catalog)
-        except _Error as e:
+        except (_Error, WriteError) as e:
             return _error_response(e.code, e.kind, e.message)
 
     return endpoint
+
+
+async def _body(request: Request) -> bytes:
+    """The request body, refused past :data:`MAX_BODY` bytes before more is read."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise _Error(400, "BadRequestException", f"the request body exceeds {MAX_BODY} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _authenticated(request: Request, token: str | None) -> bool:
@@ -216,10 +262,11 @@ def _config(request: Request, catalog: _Catalog) -> Response:
     served = {catalog.settings.prefix, catalog.warehouse.store.location()}
     if wanted is not None and wanted not in served:
         raise _Error(404, "NoSuchWarehouseException", f"warehouse {wanted!r} is not served here")
+    writes = WRITE_ENDPOINTS if catalog.settings.allow_writes else ()
     body = {
         "defaults": {},
         "overrides": {"prefix": catalog.settings.prefix},
-        "endpoints": list(ENDPOINTS),
+        "endpoints": [*ENDPOINTS, *writes],
     }
     return JSONResponse(body)
 
@@ -254,6 +301,15 @@ def _load_namespace(request: Request, catalog: _Catalog) -> Response:
     return JSONResponse({"namespace": _rest_parts(folder), "properties": {}})
 
 
+def _functions(request: Request, catalog: _Catalog) -> Response:
+    if request.method == "POST":
+        folder = catalog.require_namespace(request.path_params["namespace"])
+        ref = create_function(catalog.warehouse, folder, request.state.body)
+        body = catalog.load(folder, ref.name, authenticated=True)
+        return Response(body, media_type="application/json")
+    return _list_functions(request, catalog)
+
+
 def _list_functions(request: Request, catalog: _Catalog) -> Response:
     folder = catalog.require_namespace(request.path_params["namespace"])
     page, token = _page(request, catalog.function_names(folder))
@@ -262,6 +318,19 @@ def _list_functions(request: Request, catalog: _Catalog) -> Response:
     if token is not None:
         body["next-page-token"] = token
     return JSONResponse(body)
+
+
+def _function(request: Request, catalog: _Catalog) -> Response:
+    """loadFunction; functionExists (HEAD) and dropFunction (DELETE) of the PR #17966 reading."""
+    if request.method == "GET":
+        return _load_function(request, catalog)
+    folder = catalog.require_namespace(request.path_params["namespace"])
+    name = request.path_params["function"]
+    if name not in catalog.function_names(folder):
+        raise _Error(404, "NoSuchFunctionException", f"function {name!r} does not exist")
+    if request.method == "DELETE":
+        drop_function(catalog.warehouse, FunctionRef(folder, name))
+    return Response(status_code=204)
 
 
 def _load_function(request: Request, catalog: _Catalog) -> Response:
@@ -274,17 +343,27 @@ def _load_function(request: Request, catalog: _Catalog) -> Response:
 def create_app(warehouse: Warehouse, settings: ServerSettings | None = None) -> Starlette:
     """The ASGI application serving ``warehouse`` (see the module docstring)."""
     settings = settings or ServerSettings()
+    if settings.allow_writes and settings.bearer_token() is None:
+        raise ValueError(
+            f"a server that takes writes needs a bearer token ({TOKEN_ENV}): an "
+            "unauthenticated write could replace any function's body"
+        )
     catalog = _Catalog(warehouse, settings)
+    post, delete = (["POST"], ["DELETE"]) if settings.allow_writes else ([], [])
     base = "/v1/{prefix}/namespaces"
     routes = [
         Route("/v1/config", _route(_config, catalog), methods=["GET"]),
         Route(base, _route(_list_namespaces, catalog), methods=["GET"]),
         Route(base + "/{namespace}", _route(_load_namespace, catalog), methods=["GET", "HEAD"]),
-        Route(base + "/{namespace}/functions", _route(_list_functions, catalog), methods=["GET"]),
+        Route(
+            base + "/{namespace}/functions",
+            _route(_functions, catalog),
+            methods=["GET", *post],
+        ),
         Route(
             base + "/{namespace}/functions/{function}",
-            _route(_load_function, catalog),
-            methods=["GET"],
+            _route(_function, catalog),
+            methods=["GET", "HEAD", *delete],
         ),
     ]
 

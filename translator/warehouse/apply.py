@@ -212,6 +212,19 @@ class Applier:
                 for ref, changes in compiled.changes.items()
                 if ref not in pinned and _changed(changes)
             ]
+            refused = [
+                e
+                for ref in pending
+                if (
+                    e := self.committer.refusal(
+                        ref, compiled.bases.get(ref), compiled.functions[ref]
+                    )
+                )
+                is not None
+            ]
+            if refused:  # nothing of them is written (a catalog that cannot take the change)
+                result.errors += refused
+                return self._finished(result, journal)
             if journal is not None and pending:
                 journal.record(
                     {r: (b.path if (b := compiled.bases.get(r)) else None) for r in pending}
@@ -269,7 +282,10 @@ class Applier:
         self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata | None, out: ApplyResult
     ) -> None:
         if meta is not None:
-            out.committed.append(self.committer.commit(ref, base, meta))
+            committed = self.committer.commit(ref, base, meta)
+            out.committed.append(committed)
+            if committed.note is not None:
+                out.warnings.append(committed.note)
         elif base is not None:
             out.dropped.append(Dropped(ref, self.committer.drop(ref, base)))
         # created and dropped within the same script: nothing to write

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from translator.errors import Diagnostic, TranslatorError
 from translator.metadata import UdfMetadata, bulk_allocation, dump_metadata, validate_metadata
 from translator.warehouse.catalog import CatalogConflict, SqlCatalog
 from translator.warehouse.errors import WarehouseError
@@ -65,6 +66,8 @@ class Committed:
     path: str
     #: Absolute path or URL.
     location: str
+    #: Something the caller must hear about this commit (a REST re-create discarded history).
+    note: Diagnostic | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +107,13 @@ class Committer(Protocol):
         """The current metadata a change must be computed from (None: no such function)."""
         ...
 
+    def refusal(
+        self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata | None
+    ) -> TranslatorError | None:
+        """Why this committer cannot make ``meta`` (None: a drop) current over ``base`` at all
+        (asked before anything of an apply is written); None when it can."""
+        ...
+
     def commit(self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata) -> Committed:
         """Make ``meta`` current if ``base`` still is; :class:`Conflict` otherwise."""
         ...
@@ -127,6 +137,11 @@ class FileCommitter:
 
     def base(self, ref: FunctionRef) -> Resolved | None:
         return self.reader.newest(ref)
+
+    def refusal(
+        self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata | None
+    ) -> TranslatorError | None:
+        return None
 
     def commit(self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata) -> Committed:
         version = 1 if base is None else (base.version or 0) + 1
@@ -203,6 +218,11 @@ class CatalogCommitter:
             return None
         found = self.reader.at_path(ref, self.relative(entry.metadata_location))
         return dataclasses.replace(found, location=entry.metadata_location)
+
+    def refusal(
+        self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata | None
+    ) -> TranslatorError | None:
+        return None
 
     def _next_version(self, ref: FunctionRef, base: Resolved | None) -> int:
         if base is not None and base.version is not None:

@@ -9,6 +9,7 @@ __all__ = [
     "AmbiguousMetadataError",
     "CommitConflictError",
     "FunctionNotFoundError",
+    "HistoryWouldBeLostError",
     "OptionError",
     "TimeTravelError",
     "UnreadableMetadataError",
@@ -37,6 +38,14 @@ class CommitConflictError(WarehouseError):
     def __init__(self, message: str, *, attempts: int = 0) -> None:
         super().__init__(message)
         self.attempts = attempts
+
+
+class HistoryWouldBeLostError(WarehouseError):
+    """A change to an existing function of a catalog that can only drop and create it again
+    (a REST catalog: no update endpoint), which would discard the function's history; refused
+    unless the caller allows it explicitly."""
+
+    code = "history-would-be-lost"
 
 
 class OptionError(WarehouseError):

@@ -10,8 +10,9 @@ Without a path, the prefix comes from the config alone.
 * **Metadata as sent**: :meth:`RestCatalogClient.load_function` keeps the exact text of the
   response's ``metadata`` member (:func:`raw_member`), so what a server sends byte for byte, unknown
   fields included, reaches the caller byte for byte; it is also parsed and validated like a file.
-* **Reading only**: the spec's function endpoints are read-only (writes are apache/iceberg PR
-  #17966, not merged); :class:`RestCommitter` refuses every write with a message saying so.
+* **Writes** (createFunction, dropFunction, functionExists: our reading of apache/iceberg PR
+  #17966, unmerged) are used only where ``/v1/config`` advertises them; what a write may do is
+  :mod:`translator.warehouse.rest_commit`'s to decide.
 
 Needs ``pip install 'iceberg-udf[rest]'`` (httpx).
 """
@@ -33,16 +34,23 @@ from translator.warehouse.errors import (
     UnsupportedStorageError,
     WarehouseError,
 )
-from translator.warehouse.layout import FunctionRef, namespace_folder, parse_metadata_name
-from translator.warehouse.resolve import Resolved
+from translator.warehouse.layout import (
+    FunctionRef,
+    namespace_folder,
+    namespace_parts,
+)
 
 __all__ = [
+    "CREATE_FUNCTION",
+    "DROP_FUNCTION",
+    "FUNCTION_EXISTS",
     "SCHEMES",
     "TOKEN_ENV",
+    "FunctionExistsError",
     "LoadedFunction",
     "RestCatalogClient",
-    "RestCommitter",
     "RestStore",
+    "RestTransportError",
     "is_rest_address",
     "raw_member",
 ]
@@ -54,9 +62,10 @@ TOKEN_ENV = "ICEBERG_UDF_REST_TOKEN"
 LIST_FUNCTIONS = "GET /v1/{prefix}/namespaces/{namespace}/functions"
 LOAD_FUNCTION = "GET /v1/{prefix}/namespaces/{namespace}/functions/{function}"
 LIST_NAMESPACES = "GET /v1/{prefix}/namespaces"
-#: Endpoints PR #17966 would add; advertised or not, writing is refused (see the docstring).
+#: Endpoints apache/iceberg PR #17966 adds (unmerged; translator/server/functions-write-draft.yaml).
 CREATE_FUNCTION = "POST /v1/{prefix}/namespaces/{namespace}/functions"
 DROP_FUNCTION = "DELETE /v1/{prefix}/namespaces/{namespace}/functions/{function}"
+FUNCTION_EXISTS = "HEAD /v1/{prefix}/namespaces/{namespace}/functions/{function}"
 #: A listing that keeps handing out page tokens is cut off here rather than followed forever.
 _MAX_PAGES = 10_000
 
@@ -90,6 +99,17 @@ def raw_member(text: str, key: str) -> str | None:
             found = text[start:stop]
         i = _skip_ws(text, stop + 1) if text[stop] == "," else stop
     return found
+
+
+class RestTransportError(WarehouseError):
+    """The catalog could not be reached, or the connection broke before an answer: a write may
+    or may not have happened."""
+
+
+class FunctionExistsError(WarehouseError):
+    """createFunction answered 409: the function exists."""
+
+    code = "exists"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,15 +157,25 @@ class RestCatalogClient:
     # -- HTTP -----------------------------------------------------------------------------
 
     def _get(self, path: str, params: dict[str, str] | None = None) -> tuple[int, str]:
+        return self._send("GET", path, params=params)
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, str] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> tuple[int, str]:
         try:
-            r = self._http.get(path, params=params)
+            r = self._http.request(method, path, params=params, json=body)
         except self._httpx.HTTPError as e:
-            raise WarehouseError(
+            raise RestTransportError(
                 f"{self.address}: cannot reach the catalog: {type(e).__name__}: {e}"
             ) from None
         return r.status_code, r.text
 
-    def _fail(self, path: str, status: int, text: str) -> WarehouseError:
+    def _fail(self, path: str, status: int, text: str, method: str = "GET") -> WarehouseError:
         message = ""
         try:
             error = json.loads(text).get("error", {})
@@ -155,7 +185,7 @@ class RestCatalogClient:
         if status in (401, 403, 419):
             hint = f" (set {TOKEN_ENV} to the catalog's bearer token)" if status != 403 else ""
             return WarehouseError(f"{self.address}: not authorized ({status}){message}{hint}")
-        return WarehouseError(f"{self.address}: GET {path} answered {status}{message}")
+        return WarehouseError(f"{self.address}: {method} {path} answered {status}{message}")
 
     def _json(self, path: str, params: dict[str, str] | None = None) -> tuple[Any, str]:
         status, text = self._get(path, params)
@@ -235,24 +265,80 @@ class RestCatalogClient:
         path = f"{self._root()}/namespaces/{self._ns_path(namespace)}/functions"
         return [str(ident[-1]) for ident in self._paged(path, "identifiers", {})]
 
+    def _functions_path(self, namespace: str) -> str:
+        return (
+            f"{self._root()}/namespaces/{self._ns_path(list(namespace_parts(namespace)))}/functions"
+        )
+
+    def _function_path(self, ref: FunctionRef) -> str:
+        return f"{self._functions_path(ref.namespace)}/{quote(ref.name, safe='')}"
+
     def load_function(self, ref: FunctionRef) -> LoadedFunction:
         self.require(LOAD_FUNCTION)
-        ns = list(ref.namespace_parts)
-        path = f"{self._root()}/namespaces/{self._ns_path(ns)}/functions/{quote(ref.name, safe='')}"
+        path = self._function_path(ref)
         status, text = self._get(path)
         if status == 404:
             raise FunctionNotFoundError(f"function {ref} does not exist in {self.address}")
         if status != 200:
             raise self._fail(path, status, text)
+        return self._loaded(ref, "loadFunction", text)
+
+    def create_function(self, ref: FunctionRef, request: dict[str, Any]) -> LoadedFunction:
+        """createFunction with a ``CreateFunctionRequest``; the function as the catalog made it.
+        :class:`FunctionExistsError` on 409; :class:`RestTransportError` when the answer was
+        lost (the function may have been created)."""
+        self.require(CREATE_FUNCTION)
+        path = self._functions_path(ref.namespace)
+        status, text = self._send("POST", path, body=request)
+        if status == 409:
+            raise FunctionExistsError(f"function {ref} already exists in {self.address}")
+        if status == 404:
+            raise WarehouseError(
+                f"{self.address}: cannot create {ref}: the catalog has no namespace "
+                f"{ref.namespace!r} (create the namespace in the catalog first)"
+            )
+        if status != 200:
+            raise self._fail(path, status, text, "POST")
+        return self._loaded(ref, "createFunction", text)
+
+    def drop_function(self, ref: FunctionRef) -> None:
+        """dropFunction; :class:`FunctionNotFoundError` on 404."""
+        self.require(DROP_FUNCTION)
+        path = self._function_path(ref)
+        status, text = self._send("DELETE", path)
+        if status == 404:
+            raise FunctionNotFoundError(f"function {ref} does not exist in {self.address}")
+        if status not in (200, 204):
+            raise self._fail(path, status, text, "DELETE")
+
+    def function_exists(self, ref: FunctionRef) -> bool:
+        """functionExists where advertised, else a loadFunction."""
+        advertised = self.endpoints or set()
+        if FUNCTION_EXISTS not in advertised:
+            try:
+                self.load_function(ref)
+            except FunctionNotFoundError:
+                return False
+            return True
+        path = self._function_path(ref)
+        status, text = self._send("HEAD", path)
+        if status in (200, 204):
+            return True
+        if status == 404:
+            return False
+        raise self._fail(path, status, text, "HEAD")
+
+    def _loaded(self, ref: FunctionRef, operation: str, text: str) -> LoadedFunction:
+        """A ``LoadFunctionResult``: the metadata's exact text, parsed and validated."""
         try:
             body = json.loads(text)
         except ValueError:
             raise WarehouseError(
-                f"{self.address}: loadFunction of {ref} answered with no JSON"
+                f"{self.address}: {operation} of {ref} answered with no JSON"
             ) from None
         raw = raw_member(text, "metadata") if isinstance(body, dict) else None
         if raw is None:
-            raise WarehouseError(f"{self.address}: loadFunction of {ref} has no metadata")
+            raise WarehouseError(f"{self.address}: {operation} of {ref} has no metadata")
         location = body.get("metadata-location")
         source = f"{self.address} {ref}"
         try:
@@ -314,45 +400,3 @@ class RestStore:
 
     def lock(self, name: str, timeout_s: float) -> contextlib.AbstractContextManager[bool]:
         return contextlib.nullcontext(False)
-
-
-class RestCommitter:
-    """The :class:`~translator.warehouse.commit.Committer` of a REST catalog: reads, no writes."""
-
-    def __init__(self, client: RestCatalogClient) -> None:
-        self.client = client
-
-    def base(self, ref: FunctionRef) -> Resolved | None:
-        try:
-            loaded = self.client.load_function(ref)
-        except FunctionNotFoundError:
-            return None
-        location = loaded.metadata_location or f"{self.client.address}#{ref}"
-        name = parse_metadata_name(location.rpartition("/")[2])
-        return Resolved(
-            ref, location, location, None if name is None else name.version, loaded.metadata
-        )
-
-    def refuse(self, what: str) -> WarehouseError:
-        advertised = self.client.endpoints or set()
-        if CREATE_FUNCTION in advertised and DROP_FUNCTION in advertised:
-            why = (
-                "it advertises create/drop (apache/iceberg PR #17966, not merged), but that draft "
-                "replaces a function's version ids and definition-log on create and has no update, "
-                "so every change would drop the function's history; this tool does not write "
-                "through it yet"
-            )
-        else:
-            why = "it advertises no function writes (the spec's function endpoints only read)"
-        return UnsupportedStorageError(
-            f"{self.client.address}: cannot {what} in this REST catalog: {why}"
-        )
-
-    def commit(self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata) -> Any:
-        raise self.refuse(f"commit {ref}")
-
-    def drop(self, ref: FunctionRef, base: Resolved) -> str:
-        raise self.refuse(f"drop {ref}")
-
-    def functions(self) -> list[tuple[FunctionRef, str | None]]:
-        return [(ref, None) for ref in self.client.functions()]

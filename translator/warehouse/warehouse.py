@@ -45,7 +45,8 @@ from translator.warehouse.errors import (
 from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef
 from translator.warehouse.maintenance import drop_function, rollback_function
 from translator.warehouse.resolve import MetadataReader, Resolved, ResolveOptions
-from translator.warehouse.rest import RestCatalogClient, RestCommitter, RestStore, is_rest_address
+from translator.warehouse.rest import RestCatalogClient, RestStore, is_rest_address
+from translator.warehouse.rest_commit import RestCommitter
 from translator.warehouse.results import ApplyResult, Dropped, PointInTime, RollbackResult
 from translator.warehouse.store import FsspecStore, LocalStore, Store, open_store
 from translator.warehouse.summary import FunctionInfo, HistoryEntry, history_entries, summarize
@@ -66,8 +67,9 @@ LOCK_ENV = "ICEBERG_UDF_COMMIT_LOCK"
 
 
 class Warehouse:
-    """A folder (or fsspec URL) of functions, optionally with a SQL catalog; or, read-only, an
-    Iceberg REST catalog at a ``rest+http(s)://`` address (:mod:`translator.warehouse.rest`).
+    """A folder (or fsspec URL) of functions, optionally with a SQL catalog; or an Iceberg REST
+    catalog at a ``rest+http(s)://`` address (:mod:`translator.warehouse.rest`), written to only
+    where it advertises function writes (:mod:`translator.warehouse.rest_commit`).
 
     ``cache``: True/False, or a :class:`MetadataCache` of your own; None (the default) means on
     unless ``ICEBERG_UDF_METADATA_CACHE=0``. ``catalog``: a SQLAlchemy URL, or ``"sqlite"`` for
@@ -146,8 +148,9 @@ class Warehouse:
             self.rest.close()
 
     def require_writable(self, what: str) -> None:
-        """Refuse ``what`` (a write) up front where it cannot be committed: a REST catalog."""
-        if isinstance(self.committer, RestCommitter):
+        """Refuse ``what`` up front where nothing can be written: a REST catalog that advertises
+        no function writes (what it does advertise is decided per function when committing)."""
+        if isinstance(self.committer, RestCommitter) and not self.committer.writes_advertised():
             raise self.committer.refuse(what)
 
     def __enter__(self) -> Warehouse:
@@ -184,23 +187,29 @@ class Warehouse:
         options: CompileOptions | None = None,
         strict: bool = False,
         keep_journal: bool = False,
+        replace_discarding_history: bool = False,
     ) -> ApplyResult:
         """Compile ``sql`` (one text, or ``(file name, text)`` pairs) and commit every function
         it changes. Unqualified names go to ``namespace`` (default: the warehouse's).
 
         A crash between two commits leaves a journal: running the same apply again finishes it
         (:mod:`translator.warehouse.journal`). ``keep_journal``: the caller clears it
-        (``result.journal``) once it has recorded the apply itself."""
+        (``result.journal``) once it has recorded the apply itself.
+
+        In a REST catalog, a change to an existing function is refused (it has no update, and a
+        drop and create discards the function's history) unless ``replace_discarding_history``;
+        the catalog itself is the journal there (:mod:`translator.warehouse.rest_commit`)."""
         sources = [(file, sql)] if isinstance(sql, str) else [(n, t) for n, t in sql]
         ns = namespace or self.namespace
-        applier = Applier(
-            self.committer, self.context, self.retry, self.store, keep_journal=keep_journal
-        )
+        committer = self.committer
+        store: Store | None = self.store
+        if isinstance(committer, RestCommitter):
+            committer, store = committer.allowing(replace_discarding_history), None
+        applier = Applier(committer, self.context, self.retry, store, keep_journal=keep_journal)
         run = applier.run
         with run_scope():  # the lock's names and the compile (and each retry) parse once
             if dry_run:
                 return run(sources, dialect, ns, True, options, strict)
-            self.require_writable("apply statements")
             with self._locked(named_functions(sources, dialect, ns)):
                 return run(sources, dialect, ns, False, options, strict)
 
@@ -357,7 +366,8 @@ class Warehouse:
         if (log_entry is None) == (as_of is None):
             raise TimeTravelError("rollback needs exactly one of a log entry or a time")
         ref = self.ref(name)
-        self.require_writable(f"roll back {ref}")
+        if isinstance(self.committer, RestCommitter):
+            raise self.committer.refuse(f"roll back {ref}")
         with self._locked([ref]):
             return rollback_function(
                 self.committer, self.retry, self.context.clock, ref, log_entry, as_of
@@ -365,8 +375,8 @@ class Warehouse:
 
     def drop(self, name: str | FunctionRef, *, if_exists: bool = False) -> Dropped:
         """Remove the function: without a catalog its folder moves to
-        ``<namespace>/.dropped/<name>-<ms>-<id>`` (kept, hidden); with one its row goes."""
+        ``<namespace>/.dropped/<name>-<ms>-<id>`` (kept, hidden); with one its row goes; in a REST
+        catalog that advertises it, through ``dropFunction``."""
         ref = self.ref(name)
-        self.require_writable(f"drop {ref}")
         with self._locked([ref]):
             return drop_function(self.committer, self.retry, ref, if_exists)
