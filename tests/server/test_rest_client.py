@@ -69,6 +69,20 @@ def test_listing_follows_page_tokens(url: str, warehouse: Warehouse, tmp_path: P
         assert client.list_functions(["many"]) == [f"f{i:03d}" for i in range(230)]
 
 
+def test_a_nested_namespace_without_a_parent_folder(tmp_path: Path) -> None:
+    """Only the folder ``a.b`` exists: its parent ``["a"]`` is a namespace all the same (listed
+    by the server, with no functions), so a client walking the namespaces finds ``a.b.f``."""
+    wh = Warehouse(tmp_path)
+    sql = "CREATE FUNCTION f(x integer) RETURNS integer RETURN x + 1;"
+    wh.apply(sql, dialect="trino", namespace="a.b").raise_for_errors()
+    assert not (tmp_path / "a").exists()
+    with running_server(wh, ServerSettings(token="")) as base:
+        client = _client(base, token="")
+        assert [str(r) for r in client.functions()] == ["a.b.f"]
+        assert client.list_functions(["a"]) == []
+        assert client.list_functions(["a", "b"]) == ["f"]
+
+
 def test_missing_function_and_bad_token(url: str) -> None:
     with pytest.raises(FunctionNotFoundError, match=r"accounting\.nope does not exist"):
         _client(url).load_function(FunctionRef("accounting", "nope"))

@@ -7,8 +7,10 @@ be worked around (the spec answers bad input with 400 and an ``IcebergErrorRespo
 Choices the spec leaves to a server, and ours:
 
 * **Namespaces.** A warehouse namespace folder ``a.b`` is the REST namespace ``["a", "b"]`` (the
-  name ``catalog.a.b.fn`` puts a function there). A REST namespace part containing ``.`` has no
-  folder of its own, so it is answered 404 rather than aliased to another namespace.
+  name ``catalog.a.b.fn`` puts a function there), and its parent ``["a"]`` exists too, as in a
+  catalog (listed, loadable, with no functions of its own until one is put there). A REST
+  namespace part containing ``.`` is the folder with that dot percent-encoded
+  (:func:`~translator.warehouse.layout.namespace_folder`).
 * **Paging.** Without ``pageToken`` everything comes in one response; with one (empty for the
   first page) at most ``pageSize`` identifiers (default 100, at most 1000) and, while more remain,
   a ``next-page-token``. The last page omits the field instead of sending ``null``: the document
@@ -147,8 +149,14 @@ class _Catalog:
         return sorted(ref for ref, _ in self.warehouse.committer.functions())
 
     def namespaces(self) -> set[str]:
+        """Every namespace: each folder, and each parent of one (``a`` of ``a.b``)."""
         folders = {d for d in self.warehouse.store.list_dirs("") if _is_namespace_folder(d)}
-        return folders | {ref.namespace for ref in self.refs()}
+        folders |= {ref.namespace for ref in self.refs()}
+        parents = set()
+        for folder in folders:
+            parts = _rest_parts(folder)
+            parents.update(namespace_folder(parts[:i]) for i in range(1, len(parts)))
+        return folders | parents
 
     def require_namespace(self, text: str) -> str:
         folder = _folder(_namespace_parts(text))
