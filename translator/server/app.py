@@ -152,7 +152,7 @@ class _Catalog:
         """Every namespace: each folder, and each parent of one (``a`` of ``a.b``)."""
         folders = {d for d in self.warehouse.store.list_dirs("") if _is_namespace_folder(d)}
         folders |= {ref.namespace for ref in self.refs()}
-        parents = set()
+        parents: set[str] = set()
         for folder in folders:
             parts = _rest_parts(folder)
             parents.update(namespace_folder(parts[:i]) for i in range(1, len(parts)))
