@@ -412,6 +412,10 @@ def serve(
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    # Listening before the address is announced: a client that connects at once (a test, a
+    # script reading the "serving ... at" line) waits in the backlog instead of being refused
+    # while uvicorn starts.
+    sock.listen(2048)
     bound = sock.getsockname()[1]
     config = uvicorn.Config(create_app(warehouse, settings), log_level="warning", lifespan="off")
     if on_ready is not None:
