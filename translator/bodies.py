@@ -313,7 +313,7 @@ def transpile_body(
             assert return_type is not None
             types = parameter_types or {}
             params = [(p, types[p]) for p in parameters if p in types]
-            form = spark_body(name, params, return_type, text, kind)
+            form = spark_body(name, params, return_type, text, kind, ast)
             if form.sql is None:
                 return Transpiled(None, form.reason)
             sql = form.sql
@@ -363,7 +363,7 @@ def transpile_body(
 
         types = parameter_types or {}
         params = [(p, types[p]) for p in parameters if p in types]
-        objection = trino_objection(name, params, return_type, sql)
+        objection = trino_objection(name, params, return_type, sql, back)
         if objection is not None:
             return Transpiled(None, objection)
     missing, user = _function_availability(tokens, source, target)

@@ -32,8 +32,14 @@ from translator.dialects.trino.routines.analyzer import RoutineProblem, analyze,
 from translator.dialects.trino.routines.expr_types import parse_type
 from translator.dialects.trino.routines.lowering import lower_body
 from translator.dialects.trino.routines.meaning import Refused, rewrite
-from translator.dialects.trino.routines.reading import parse_expression
-from translator.dialects.trino.routines.syntax import Block, Routine, parse_routine, read_routine
+from translator.dialects.trino.routines.reading import parse_expression, reads_as_written
+from translator.dialects.trino.routines.syntax import (
+    Block,
+    Return,
+    Routine,
+    parse_routine,
+    read_routine,
+)
 from translator.errors import (
     Position,
     RoutineError,
@@ -130,8 +136,10 @@ def spark_body(
     return_type: IcebergType,
     body: str,
     kind: str,
+    body_tree: exp.Expr | None = None,
 ) -> SparkForm:
-    """:func:`spark_form` of a function known by its IR parts (Iceberg types)."""
+    """:func:`spark_form` of a function known by its IR parts (Iceberg types); ``body_tree``:
+    sqlglot's plain Trino reading of a RETURN ``body``, if the caller has it (the front end's)."""
     try:
         params = [(n, _trino_type(t)) for n, t in parameters]
         returns = _trino_type(return_type)
@@ -141,36 +149,56 @@ def spark_body(
         routine = routine_from_parts(name, params, returns, body, kind)
     except (TranslatorError, ValueError) as e:
         return SparkForm(None, f"the body does not read as a Trino routine: {e}")
-    return spark_form(routine)
+    return spark_form(routine, _as_written(routine, body, body_tree))
 
 
 def trino_objection(
-    name: str, parameters: Sequence[tuple[str, IcebergType]], return_type: IcebergType, body: str
+    name: str,
+    parameters: Sequence[tuple[str, IcebergType]],
+    return_type: IcebergType,
+    body: str,
+    body_tree: exp.Expr | None = None,
 ) -> str | None:
     """Why Trino's analyzer would reject the expression ``body`` as the body of this function
     (a query, an unknown name, a type), or None: a body written for Trino from another dialect
-    must pass it. Its characteristics are the emitter's business, not judged here."""
+    must pass it. Its characteristics are the emitter's business, not judged here.
+
+    ``body_tree``: sqlglot's plain Trino reading of ``body``, if the caller has it (the parse
+    back of a transpiled body)."""
     try:
         params = [(n, _trino_type(t)) for n, t in parameters]
         routine = routine_from_parts(name, params, _trino_type(return_type), body, "")
     except (TranslatorError, ValueError):
         return None  # a type Trino cannot write: the emitter refuses it, with its own reason
     try:
-        problem = analyze_routine(routine, header=False, determinism=False)
+        tree = _as_written(routine, body, body_tree)
+        problem = analyze_routine(routine, header=False, determinism=False, body_tree=tree)
     except RecursionError:  # what cannot be checked against Trino's rules is not written
         return "the body nests too deeply for Trino's routine rules to be checked"
     return None if problem is None else f"Trino would reject it: {problem.message}"
 
 
-def spark_form(routine: Routine) -> SparkForm:
+def _as_written(routine: Routine, body: str, body_tree: exp.Expr | None) -> exp.Expr | None:
+    """``body_tree`` (the plain Trino reading of ``body``) where it is the tree
+    :func:`.reading.parse_expression` gives for the routine's RETURN expression, so that the
+    same text is not parsed again; else None."""
+    if body_tree is None or not isinstance(routine.body, Return):
+        return None
+    if routine.body.value.text != body:
+        return None
+    return reads_as_written(body, body_tree)
+
+
+def spark_form(routine: Routine, body_tree: exp.Expr | None = None) -> SparkForm:
     """The routine's body in Spark, with Trino's meaning (:mod:`.meaning`); a compound body is
     lowered to one expression first (:mod:`.lowering`). Refused, with the reason, where that
-    cannot be done."""
+    cannot be done. ``body_tree``: the RETURN expression as :func:`.reading.parse_expression`
+    reads it, if the caller has it."""
     try:
         if isinstance(routine.body, Block):
             tree = lower_body(routine)
         else:
-            node = parse_expression(routine.body.value.text)
+            node = body_tree if body_tree is not None else parse_expression(routine.body.value.text)
             if node is None:
                 return SparkForm(None, "sqlglot cannot read the body")
             tree = rewrite(node, _scope(routine))
