@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lark import Token, Tree
 from sqlglot import exp
@@ -35,6 +36,8 @@ from translator.dialects.trino.routines.meaning import Refused, rewrite
 from translator.dialects.trino.routines.reading import parse_expression, reads_as_written
 from translator.dialects.trino.routines.syntax import (
     Block,
+    Expr,
+    Name,
     Return,
     Routine,
     parse_routine,
@@ -103,10 +106,61 @@ def routine_from_parts(
 ) -> Routine:
     """The routine of a function known by its parts (Trino type spellings, the body as written;
     ``kind`` is ``compound`` for a ``BEGIN ... END`` body, else the RETURN expression)."""
-    params = ", ".join('"' + n.replace('"', '""') + '" ' + t for n, t in parameters)
+    params = ", ".join(_quoted(n) + " " + t for n, t in parameters)
     text = body if kind == "compound" else f"RETURN {body}"
-    quoted = '"' + name.replace('"', '""') + '"'
-    return parse_routine(f"CREATE FUNCTION {quoted}({params}) RETURNS {return_type}\n{text}")
+    statement = f"CREATE FUNCTION {_quoted(name)}({params}) RETURNS {return_type}\n{text}"
+    if kind != "compound":
+        routine = _assembled(name, parameters, return_type, body, statement)
+        if routine is not None:
+            return routine
+    return parse_routine(statement)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _assembled(
+    name: str, parameters: Sequence[tuple[str, str]], return_type: str, body: str, text: str
+) -> Routine | None:
+    """What :func:`parse_routine` gives for ``text``, the statement :func:`routine_from_parts`
+    writes around a RETURN ``body``, built without parsing it again; None where that is not
+    sure. Every name is a quoted identifier (one token, any content), each type has been read
+    by the grammar alone (:func:`_type_as_written`), and ``body`` starts with a character the
+    grammar's ``BODY`` token starts at (no space or comment for it to skip): the grammar then
+    takes the statement, and the pieces are where they were written."""
+    if not body or body[0].isspace() or body.startswith(("--", "/*")):
+        return None
+    if not all(_type_as_written(t) for t in (return_type, *(t for _, t in parameters))):
+        return None
+    at = len("CREATE FUNCTION ") + len(_quoted(name)) + 1
+    params = []
+    for n, t in parameters:
+        params.append((Name(n, at), t))
+        at += len(_quoted(n)) + 1 + len(t) + len(", ")
+    returns_at = len(text) - len(body) - len("RETURN ")
+    return Routine(
+        name=(name,),
+        parameters=tuple(params),
+        return_type=return_type,
+        characteristics=(),
+        body=Return(Expr(body, returns_at + len("RETURN ")), returns_at),
+        function_offset=len("CREATE "),
+        text=text,
+    )
+
+
+@lru_cache(maxsize=4096)
+def _type_as_written(type_text: str) -> bool:
+    """Whether the grammar reads ``type_text`` as one type, as a parameter's and as the return
+    type, spanning exactly that text."""
+    try:
+        routine = parse_routine(
+            f'CREATE FUNCTION "f"("x" {type_text}) RETURNS {type_text}\nRETURN x'
+        )
+    except (TranslatorError, ValueError):
+        return False
+    return routine.return_type == type_text and routine.parameters[0][1] == type_text
 
 
 def _scope(routine: Routine) -> dict[str, exp.DataType]:
