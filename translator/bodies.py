@@ -231,11 +231,12 @@ def copy_tree(root: Any) -> Any:
     return out
 
 
-def _typed_copy(ast: Any, types: Mapping[str, IcebergType]) -> Any:
+def _typed_copy(ast: Any, types: Mapping[str, IcebergType], *, in_place: bool = False) -> Any:
     """A copy of ``ast`` whose free references to parameters carry their types, so that
     sqlglot's generator can rewrite what depends on them (``CONCAT_WS`` into Trino needs to know
-    its arguments are strings) instead of refusing or casting defensively."""
-    typed = copy_tree(ast)
+    its arguments are strings) instead of refusing or casting defensively. ``in_place``: ``ast``
+    is a private copy already, typed without another."""
+    typed = ast if in_place else copy_tree(ast)
     lowered = {name.lower(): t for name, t in types.items()}
     references = []
     shadowed: set[str] = set()
@@ -295,6 +296,7 @@ def transpile_body(
         return Transpiled(
             None, f"sqlglot could not parse the {source} body, so it cannot be transpiled"
         )
+    private = False  # whether ``ast`` is a copy only this call holds (typed in place)
     if prepare is not None and not trino_to_spark:
         try:
             prepared = prepare(ast, parameters)
@@ -304,7 +306,9 @@ def transpile_body(
             )
         if prepared.ast is None:
             return Transpiled(None, prepared.reason)
-        ast, kind = prepared.ast, "expression"
+        ast, kind, private = prepared.ast, "expression", prepared.private
+    # Before sqlglot writes the tree (which may change a tree it is given to write in place).
+    before = parameter_references(ast, parameters) if ast is not None else None
     try:
         if trino_to_spark:
             # Imported here: the Trino dialect itself uses this module (parse_body).
@@ -318,7 +322,7 @@ def transpile_body(
                 return Transpiled(None, form.reason)
             sql = form.sql
         elif parameter_types:
-            typed = _typed_copy(ast, parameter_types)
+            typed = _typed_copy(ast, parameter_types, in_place=private)
             sql = typed.sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
         else:
             sql = copy_tree(ast).sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
@@ -340,7 +344,8 @@ def transpile_body(
     columns, free, lambda_vars = _bare_columns(back)
     after = {c.lower() for c in columns if c.lower() in wanted}
     # A lowered compound body is built from its parameters and lambda variables only.
-    before = parameter_references(ast, parameters) if ast is not None else after
+    if before is None:
+        before = after
     if before != after:
         return Transpiled(
             None,

@@ -31,10 +31,12 @@ __all__ = ["QueryFree", "query_free"]
 
 @dataclass(frozen=True, slots=True)
 class QueryFree:
-    """The body without queries, or why it cannot be had."""
+    """The body without queries, or why it cannot be had. ``private``: ``ast`` is a copy that
+    nothing else holds, so the caller may change it in place."""
 
     ast: Any | None
     reason: str | None = None
+    private: bool = False
 
 
 class _Refused(Exception):
@@ -81,7 +83,7 @@ def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
             f"the body calls {aggregate.sql('spark')[:60]} (an aggregate or window function), "
             "which a function body has no rows for",
         )
-    return QueryFree(tree)
+    return QueryFree(tree, private=True)
 
 
 def _table_name(t: Any) -> str:
