@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from copy import deepcopy
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -21,6 +20,7 @@ from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
 from translator.query_free import QueryFree
+from translator.sqltrees import copy_tree
 from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
 __all__ = [
@@ -186,49 +186,6 @@ def sqlglot_type(t: IcebergType) -> Any:
         pair = [key.copy(), value.copy()]
         return exp.DataType(this=exp.DataType.Type.MAP, expressions=pair, nested=True)
     return None  # structs, fixed, geospatial, variant: left untyped
-
-
-_SCALARS = (int, str, float, bool, type(None))
-
-
-def copy_tree(root: Any) -> Any:
-    """``root.copy()``, the same tree at about half the cost.
-
-    sqlglot's ``Expr.__deepcopy__`` hands each node's ``meta`` (its token's line, column and
-    offsets) to ``copy.deepcopy``, whose per-object dispatch is most of the copy's time; a dict
-    of scalars is copied as a dict here, and everything else exactly as sqlglot does it."""
-    out = root.__class__()
-    stack = [(root, out)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, copy = pop()
-        if node.comments is not None:
-            copy.comments = list(node.comments)
-        if node._type is not None:
-            copy._type = copy_tree(node._type)
-        meta = node._meta
-        if meta is not None:
-            scalars = all(type(v) in _SCALARS for v in meta.values())
-            copy._meta = dict(meta) if scalars else deepcopy(meta)
-        if node._hash is not None:
-            copy._hash = node._hash
-        for key, value in node.args.items():
-            if isinstance(value, exp.Expr):
-                child = value.__class__()
-                push((value, child))
-                copy.set(key, child)
-            elif type(value) is list:
-                copy.args[key] = []
-                for v in value:
-                    if isinstance(v, exp.Expr):
-                        child = v.__class__()
-                        push((v, child))
-                        copy.append(key, child)
-                    else:
-                        copy.append(key, v)
-            else:
-                copy.args[key] = value
-    return out
 
 
 def _typed_copy(ast: Any, types: Mapping[str, IcebergType], *, in_place: bool = False) -> Any:

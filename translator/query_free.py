@@ -26,6 +26,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from translator.sqltrees import copy_tree
+
 __all__ = ["QueryFree", "query_free"]
 
 
@@ -46,7 +48,7 @@ class _Refused(Exception):
 def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
     """A copy of ``ast`` (one body: expression or query) with every query rewritten as an
     expression, or the reason it cannot be. ``parameters``: the function's parameter names."""
-    tree = ast.copy()
+    tree = copy_tree(ast)
     if isinstance(tree, exp.Query) and not isinstance(tree, exp.Subquery):
         tree = exp.Subquery(this=tree)
     ctes = {c.alias.lower() for c in tree.find_all(exp.CTE)}
