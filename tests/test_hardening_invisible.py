@@ -53,3 +53,22 @@ def test_invisible_characters_inside_strings_are_kept() -> None:
 @pytest.mark.parametrize("dialect", ["spark", "trino"])
 def test_an_invisible_character_in_a_metadata_body_is_refused(dialect: str) -> None:
     assert "U+202E" in (body_problem("x \u202e+ 1", "expression", dialect) or "")
+
+
+def test_the_invisible_ranges_kept_are_the_scan_of_this_unicode_version() -> None:
+    """script.py keeps the scan's result per Unicode version (the scan costs 0.13 s a process)."""
+    import unicodedata
+
+    from translator import script
+
+    found: list[list[int]] = []
+    for c in range(0x110000):
+        if script._invisible(chr(c)):
+            if found and found[-1][1] == c - 1:
+                found[-1][1] = c
+            else:
+                found.append([c, c])
+    kept = script._INVISIBLE_RANGES.get(unicodedata.unidata_version)
+    if kept is None:
+        pytest.skip(f"no ranges kept for Unicode {unicodedata.unidata_version}: scanned")
+    assert tuple(tuple(r) for r in found) == kept

@@ -81,6 +81,22 @@ def test_a_failing_statement_is_parsed_again() -> None:
     assert str(first[0]) == str(second[0])
 
 
+def test_inside_a_run_a_script_is_split_once() -> None:
+    lex = get_dialect("trino").lexical
+    text = "CREATE FUNCTION f(x bigint) RETURNS bigint RETURN x; USE s; DROP FUNCTION g()"
+    with statement_cache.run_scope():
+        first = statement_cache.split_statements(text, lex, file="a.sql")
+        again = statement_cache.split_statements(text, lex, file="a.sql")
+        elsewhere = statement_cache.split_statements(text, lex, file="b.sql")
+    assert again is not first and all(a is b for a, b in zip(again, first, strict=True))
+    assert [p.position for p in elsewhere] != [p.position for p in first]
+    fresh = split_statements(text, lex, file="a.sql")
+    assert [(p.text, p.position, p.tokens) for p in first] == [
+        (p.text, p.position, p.tokens) for p in fresh
+    ]
+    assert statement_cache.split_statements(text, lex)[0] is not first[0]  # outside: not kept
+
+
 def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     spark = get_dialect("spark")
     calls: list[str] = []

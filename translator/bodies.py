@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from copy import deepcopy
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -21,6 +20,7 @@ from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
 from translator.query_free import QueryFree
+from translator.sqltrees import copy_tree
 from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
 __all__ = [
@@ -188,54 +188,12 @@ def sqlglot_type(t: IcebergType) -> Any:
     return None  # structs, fixed, geospatial, variant: left untyped
 
 
-_SCALARS = (int, str, float, bool, type(None))
-
-
-def copy_tree(root: Any) -> Any:
-    """``root.copy()``, the same tree at about half the cost.
-
-    sqlglot's ``Expr.__deepcopy__`` hands each node's ``meta`` (its token's line, column and
-    offsets) to ``copy.deepcopy``, whose per-object dispatch is most of the copy's time; a dict
-    of scalars is copied as a dict here, and everything else exactly as sqlglot does it."""
-    out = root.__class__()
-    stack = [(root, out)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, copy = pop()
-        if node.comments is not None:
-            copy.comments = list(node.comments)
-        if node._type is not None:
-            copy._type = copy_tree(node._type)
-        meta = node._meta
-        if meta is not None:
-            scalars = all(type(v) in _SCALARS for v in meta.values())
-            copy._meta = dict(meta) if scalars else deepcopy(meta)
-        if node._hash is not None:
-            copy._hash = node._hash
-        for key, value in node.args.items():
-            if isinstance(value, exp.Expr):
-                child = value.__class__()
-                push((value, child))
-                copy.set(key, child)
-            elif type(value) is list:
-                copy.args[key] = []
-                for v in value:
-                    if isinstance(v, exp.Expr):
-                        child = v.__class__()
-                        push((v, child))
-                        copy.append(key, child)
-                    else:
-                        copy.append(key, v)
-            else:
-                copy.args[key] = value
-    return out
-
-
-def _typed_copy(ast: Any, types: Mapping[str, IcebergType]) -> Any:
+def _typed_copy(ast: Any, types: Mapping[str, IcebergType], *, in_place: bool = False) -> Any:
     """A copy of ``ast`` whose free references to parameters carry their types, so that
     sqlglot's generator can rewrite what depends on them (``CONCAT_WS`` into Trino needs to know
-    its arguments are strings) instead of refusing or casting defensively."""
-    typed = copy_tree(ast)
+    its arguments are strings) instead of refusing or casting defensively. ``in_place``: ``ast``
+    is a private copy already, typed without another."""
+    typed = ast if in_place else copy_tree(ast)
     lowered = {name.lower(): t for name, t in types.items()}
     references = []
     shadowed: set[str] = set()
@@ -295,6 +253,7 @@ def transpile_body(
         return Transpiled(
             None, f"sqlglot could not parse the {source} body, so it cannot be transpiled"
         )
+    private = False  # whether ``ast`` is a copy only this call holds (typed in place)
     if prepare is not None and not trino_to_spark:
         try:
             prepared = prepare(ast, parameters)
@@ -304,7 +263,9 @@ def transpile_body(
             )
         if prepared.ast is None:
             return Transpiled(None, prepared.reason)
-        ast, kind = prepared.ast, "expression"
+        ast, kind, private = prepared.ast, "expression", prepared.private
+    # Before sqlglot writes the tree (which may change a tree it is given to write in place).
+    before = parameter_references(ast, parameters) if ast is not None else None
     try:
         if trino_to_spark:
             # Imported here: the Trino dialect itself uses this module (parse_body).
@@ -313,12 +274,12 @@ def transpile_body(
             assert return_type is not None
             types = parameter_types or {}
             params = [(p, types[p]) for p in parameters if p in types]
-            form = spark_body(name, params, return_type, text, kind)
+            form = spark_body(name, params, return_type, text, kind, ast)
             if form.sql is None:
                 return Transpiled(None, form.reason)
             sql = form.sql
         elif parameter_types:
-            typed = _typed_copy(ast, parameter_types)
+            typed = _typed_copy(ast, parameter_types, in_place=private)
             sql = typed.sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
         else:
             sql = copy_tree(ast).sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
@@ -340,7 +301,8 @@ def transpile_body(
     columns, free, lambda_vars = _bare_columns(back)
     after = {c.lower() for c in columns if c.lower() in wanted}
     # A lowered compound body is built from its parameters and lambda variables only.
-    before = parameter_references(ast, parameters) if ast is not None else after
+    if before is None:
+        before = after
     if before != after:
         return Transpiled(
             None,
@@ -363,7 +325,7 @@ def transpile_body(
 
         types = parameter_types or {}
         params = [(p, types[p]) for p in parameters if p in types]
-        objection = trino_objection(name, params, return_type, sql)
+        objection = trino_objection(name, params, return_type, sql, back)
         if objection is not None:
             return Transpiled(None, objection)
     missing, user = _function_availability(tokens, source, target)

@@ -58,10 +58,13 @@ _DANGLING_WORDS: Final = frozenset(
 )
 
 
-def body_problem(text: str, kind: str, dialect: str) -> str | None:
+def body_problem(text: str, kind: str, dialect: str, ast: Any = None) -> str | None:
     """Why ``text`` is not exactly one ``kind`` body in ``dialect``, or None when it is.
 
-    ``dialect`` must be one of :data:`BODY_DIALECTS`.
+    ``dialect`` must be one of :data:`BODY_DIALECTS`. ``ast``: sqlglot's tree of ``text`` when
+    the caller has it already (the front end's :func:`~translator.bodies.parse_body` of the same
+    text, kind and dialect), so that the body is not parsed a second time; without one (or
+    where that parse failed) the body is parsed here.
     """
     engine = get_dialect(dialect)
     lex, sqlglot_dialect = engine.lexical, engine.sqlglot_dialect
@@ -74,7 +77,8 @@ def body_problem(text: str, kind: str, dialect: str) -> str | None:
     problem = _semicolons(text, tokens, kind, lex)
     if problem is not None or kind == "compound":
         return problem
-    ast, _ = parse_body(text, kind, sqlglot_dialect)
+    if ast is None:
+        ast, _ = parse_body(text, kind, sqlglot_dialect)
     if ast is None:
         return _shape_problem(tokens)
     if isinstance(ast, _STATEMENTS):

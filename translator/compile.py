@@ -88,7 +88,7 @@ def check_body(stmt: CreateFunction) -> None:
     body = stmt.body
     problem = None
     if stmt.dialect in BODY_DIALECTS:
-        problem = body_problem(body.text, body.kind, stmt.dialect)
+        problem = body_problem(body.text, body.kind, stmt.dialect, body.ast)
     if problem is None and body.kind == "expression" and body.ast is not None:
         strays = free_references(body.ast, [p.name for p in stmt.parameters])
         if strays:

@@ -9,8 +9,8 @@ from translator.dialects import get_dialect
 from translator.dialects.base import TypeInference
 from translator.errors import SqlSyntaxError, TranslatorError, position_at
 from translator.ir import SkippedStatement, Statement
-from translator.script import StatementText, invisible_character, split_statements
-from translator.statement_cache import parse_statement
+from translator.script import StatementText, invisible_character
+from translator.statement_cache import parse_statement, split_statements
 
 __all__ = ["ParsedScript", "is_function_ddl", "parse_script"]
 

@@ -26,15 +26,19 @@ from typing import Any
 
 from sqlglot import exp
 
+from translator.sqltrees import copy_tree
+
 __all__ = ["QueryFree", "query_free"]
 
 
 @dataclass(frozen=True, slots=True)
 class QueryFree:
-    """The body without queries, or why it cannot be had."""
+    """The body without queries, or why it cannot be had. ``private``: ``ast`` is a copy that
+    nothing else holds, so the caller may change it in place."""
 
     ast: Any | None
     reason: str | None = None
+    private: bool = False
 
 
 class _Refused(Exception):
@@ -44,7 +48,7 @@ class _Refused(Exception):
 def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
     """A copy of ``ast`` (one body: expression or query) with every query rewritten as an
     expression, or the reason it cannot be. ``parameters``: the function's parameter names."""
-    tree = ast.copy()
+    tree = copy_tree(ast)
     if isinstance(tree, exp.Query) and not isinstance(tree, exp.Subquery):
         tree = exp.Subquery(this=tree)
     ctes = {c.alias.lower() for c in tree.find_all(exp.CTE)}
@@ -81,7 +85,7 @@ def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
             f"the body calls {aggregate.sql('spark')[:60]} (an aggregate or window function), "
             "which a function body has no rows for",
         )
-    return QueryFree(tree)
+    return QueryFree(tree, private=True)
 
 
 def _table_name(t: Any) -> str:

@@ -9,8 +9,11 @@ The IR a front end returns is a pure function of the statement's text, its place
 column, offset: every position in the result derives from it) and the dialect, and nothing
 changes it afterwards (frozen dataclasses; the transpiler works on a copy of a body's sqlglot
 tree). So inside :func:`run_scope` parses are kept, keyed by exactly those, and a later read
-returns the same objects. Outside a scope nothing is kept (a library call compiles what it is
-given, and holds no memory afterwards). A statement that fails is not kept: errors are mutable
+returns the same objects. The split of a script into statements is kept too (the warehouse's
+lock names and the compile split the same text): a split is a pure function of the text, the
+dialect's lexical rules and the file name, and its statements are never changed. Outside a
+scope nothing is kept (a library call compiles what it is given, and holds no memory
+afterwards). A statement that fails is not kept: errors are mutable
 (callers fill in a missing position) and rare, so it is parsed again.
 """
 
@@ -25,17 +28,24 @@ from translator.dialects import Dialect
 from translator.dialects.base import TypeInference
 from translator.errors import Position
 from translator.ir import Statement
-from translator.script import StatementText
+from translator.script import Lexical, StatementText
+from translator.script import split_statements as _split
 
-__all__ = ["MAX_ENTRIES", "parse_statement", "run_scope"]
+__all__ = ["MAX_ENTRIES", "parse_statement", "run_scope", "split_statements"]
 
 #: Parses a scope keeps (the least recently used go first): more than a migration file has
 #: statements between its plan and its commit, few enough that bodies' trees stay small.
 MAX_ENTRIES = 1024
 
+#: Splits a scope keeps: the latest few (a script is split again right after its first split).
+MAX_SPLITS = 4
+
 _Key = tuple[str, str, Position]
 _scope: ContextVar[OrderedDict[_Key, Statement] | None] = ContextVar(
     "statement_cache", default=None
+)
+_splits: ContextVar[OrderedDict[tuple[str, Lexical, str | None], list[StatementText]] | None] = (
+    ContextVar("split_cache", default=None)
 )
 
 
@@ -46,10 +56,31 @@ def run_scope() -> Iterator[None]:
         yield
         return
     token = _scope.set(OrderedDict())
+    split_token = _splits.set(OrderedDict())
     try:
         yield
     finally:
+        _splits.reset(split_token)
         _scope.reset(token)
+
+
+def split_statements(script: str, lex: Lexical, *, file: str | None = None) -> list[StatementText]:
+    """:func:`translator.script.split_statements`, reusing a split of the same text in the
+    current :func:`run_scope` (a script that does not split is split again: errors are not
+    kept). The list returned is a copy; its statements are shared."""
+    entries = _splits.get()
+    if entries is None:
+        return _split(script, lex, file=file)
+    key = (script, lex, file)
+    hit = entries.get(key)
+    if hit is None:
+        hit = _split(script, lex, file=file)
+        entries[key] = hit
+        if len(entries) > MAX_SPLITS:
+            entries.popitem(last=False)
+    else:
+        entries.move_to_end(key)
+    return list(hit)
 
 
 def parse_statement(

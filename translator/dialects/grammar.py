@@ -21,6 +21,7 @@ from lark.exceptions import (
     VisitError,
 )
 
+from translator.dialects import parser_cache
 from translator.errors import Position, SqlSyntaxError, TranslatorError, position_at
 
 __all__ = [
@@ -55,16 +56,20 @@ def load_parser(
     offsets, which the Transformers turn into :class:`~translator.errors.Position` values. It
     costs about a third of the parse: a Transformer that takes positions from its tokens and
     its children's values does without it.
+
+    Building the LALR tables takes about 0.1 s a parser, a good part of a command's start-up;
+    :mod:`.parser_cache` keeps them between processes (keyed by lark's version, the grammar's
+    text and these options; anything it cannot vouch for is built again).
     """
-    return Lark(
-        grammar_text(name),
-        parser="lalr",
-        lexer="contextual",
-        start=list(start) if isinstance(start, tuple) else start,
-        propagate_positions=positions,
-        maybe_placeholders=True,
-        cache=False,
-    )
+    options: dict[str, Any] = {
+        "parser": "lalr",
+        "lexer": "contextual",
+        "start": list(start) if isinstance(start, tuple) else start,
+        "propagate_positions": positions,
+        "maybe_placeholders": True,
+    }
+    text = grammar_text(name)
+    return parser_cache.cached_parser(text, options, lambda: Lark(text, cache=False, **options))
 
 
 def token_start(tok: Token) -> int:

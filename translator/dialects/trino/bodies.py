@@ -123,7 +123,7 @@ def prepare_for_trino(ast: Any, parameters: Sequence[str]) -> QueryFree:
                 "finish",
                 exp.Lambda(this=exp.to_identifier(state), expressions=[exp.to_identifier(state)]),
             )
-    return QueryFree(tree)
+    return QueryFree(tree, private=result.private)
 
 
 def _fresh_name(node: Any, base: str) -> str:

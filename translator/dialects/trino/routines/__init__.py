@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lark import Token, Tree
 from sqlglot import exp
@@ -32,8 +33,16 @@ from translator.dialects.trino.routines.analyzer import RoutineProblem, analyze,
 from translator.dialects.trino.routines.expr_types import parse_type
 from translator.dialects.trino.routines.lowering import lower_body
 from translator.dialects.trino.routines.meaning import Refused, rewrite
-from translator.dialects.trino.routines.reading import parse_expression
-from translator.dialects.trino.routines.syntax import Block, Routine, parse_routine, read_routine
+from translator.dialects.trino.routines.reading import parse_expression, reads_as_written
+from translator.dialects.trino.routines.syntax import (
+    Block,
+    Expr,
+    Name,
+    Return,
+    Routine,
+    parse_routine,
+    read_routine,
+)
 from translator.errors import (
     Position,
     RoutineError,
@@ -97,10 +106,61 @@ def routine_from_parts(
 ) -> Routine:
     """The routine of a function known by its parts (Trino type spellings, the body as written;
     ``kind`` is ``compound`` for a ``BEGIN ... END`` body, else the RETURN expression)."""
-    params = ", ".join('"' + n.replace('"', '""') + '" ' + t for n, t in parameters)
+    params = ", ".join(_quoted(n) + " " + t for n, t in parameters)
     text = body if kind == "compound" else f"RETURN {body}"
-    quoted = '"' + name.replace('"', '""') + '"'
-    return parse_routine(f"CREATE FUNCTION {quoted}({params}) RETURNS {return_type}\n{text}")
+    statement = f"CREATE FUNCTION {_quoted(name)}({params}) RETURNS {return_type}\n{text}"
+    if kind != "compound":
+        routine = _assembled(name, parameters, return_type, body, statement)
+        if routine is not None:
+            return routine
+    return parse_routine(statement)
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _assembled(
+    name: str, parameters: Sequence[tuple[str, str]], return_type: str, body: str, text: str
+) -> Routine | None:
+    """What :func:`parse_routine` gives for ``text``, the statement :func:`routine_from_parts`
+    writes around a RETURN ``body``, built without parsing it again; None where that is not
+    sure. Every name is a quoted identifier (one token, any content), each type has been read
+    by the grammar alone (:func:`_type_as_written`), and ``body`` starts with a character the
+    grammar's ``BODY`` token starts at (no space or comment for it to skip): the grammar then
+    takes the statement, and the pieces are where they were written."""
+    if not body or body[0].isspace() or body.startswith(("--", "/*")):
+        return None
+    if not all(_type_as_written(t) for t in (return_type, *(t for _, t in parameters))):
+        return None
+    at = len("CREATE FUNCTION ") + len(_quoted(name)) + 1
+    params = []
+    for n, t in parameters:
+        params.append((Name(n, at), t))
+        at += len(_quoted(n)) + 1 + len(t) + len(", ")
+    returns_at = len(text) - len(body) - len("RETURN ")
+    return Routine(
+        name=(name,),
+        parameters=tuple(params),
+        return_type=return_type,
+        characteristics=(),
+        body=Return(Expr(body, returns_at + len("RETURN ")), returns_at),
+        function_offset=len("CREATE "),
+        text=text,
+    )
+
+
+@lru_cache(maxsize=4096)
+def _type_as_written(type_text: str) -> bool:
+    """Whether the grammar reads ``type_text`` as one type, as a parameter's and as the return
+    type, spanning exactly that text."""
+    try:
+        routine = parse_routine(
+            f'CREATE FUNCTION "f"("x" {type_text}) RETURNS {type_text}\nRETURN x'
+        )
+    except (TranslatorError, ValueError):
+        return False
+    return routine.return_type == type_text and routine.parameters[0][1] == type_text
 
 
 def _scope(routine: Routine) -> dict[str, exp.DataType]:
@@ -130,8 +190,10 @@ def spark_body(
     return_type: IcebergType,
     body: str,
     kind: str,
+    body_tree: exp.Expr | None = None,
 ) -> SparkForm:
-    """:func:`spark_form` of a function known by its IR parts (Iceberg types)."""
+    """:func:`spark_form` of a function known by its IR parts (Iceberg types); ``body_tree``:
+    sqlglot's plain Trino reading of a RETURN ``body``, if the caller has it (the front end's)."""
     try:
         params = [(n, _trino_type(t)) for n, t in parameters]
         returns = _trino_type(return_type)
@@ -141,36 +203,56 @@ def spark_body(
         routine = routine_from_parts(name, params, returns, body, kind)
     except (TranslatorError, ValueError) as e:
         return SparkForm(None, f"the body does not read as a Trino routine: {e}")
-    return spark_form(routine)
+    return spark_form(routine, _as_written(routine, body, body_tree))
 
 
 def trino_objection(
-    name: str, parameters: Sequence[tuple[str, IcebergType]], return_type: IcebergType, body: str
+    name: str,
+    parameters: Sequence[tuple[str, IcebergType]],
+    return_type: IcebergType,
+    body: str,
+    body_tree: exp.Expr | None = None,
 ) -> str | None:
     """Why Trino's analyzer would reject the expression ``body`` as the body of this function
     (a query, an unknown name, a type), or None: a body written for Trino from another dialect
-    must pass it. Its characteristics are the emitter's business, not judged here."""
+    must pass it. Its characteristics are the emitter's business, not judged here.
+
+    ``body_tree``: sqlglot's plain Trino reading of ``body``, if the caller has it (the parse
+    back of a transpiled body)."""
     try:
         params = [(n, _trino_type(t)) for n, t in parameters]
         routine = routine_from_parts(name, params, _trino_type(return_type), body, "")
     except (TranslatorError, ValueError):
         return None  # a type Trino cannot write: the emitter refuses it, with its own reason
     try:
-        problem = analyze_routine(routine, header=False, determinism=False)
+        tree = _as_written(routine, body, body_tree)
+        problem = analyze_routine(routine, header=False, determinism=False, body_tree=tree)
     except RecursionError:  # what cannot be checked against Trino's rules is not written
         return "the body nests too deeply for Trino's routine rules to be checked"
     return None if problem is None else f"Trino would reject it: {problem.message}"
 
 
-def spark_form(routine: Routine) -> SparkForm:
+def _as_written(routine: Routine, body: str, body_tree: exp.Expr | None) -> exp.Expr | None:
+    """``body_tree`` (the plain Trino reading of ``body``) where it is the tree
+    :func:`.reading.parse_expression` gives for the routine's RETURN expression, so that the
+    same text is not parsed again; else None."""
+    if body_tree is None or not isinstance(routine.body, Return):
+        return None
+    if routine.body.value.text != body:
+        return None
+    return reads_as_written(body, body_tree)
+
+
+def spark_form(routine: Routine, body_tree: exp.Expr | None = None) -> SparkForm:
     """The routine's body in Spark, with Trino's meaning (:mod:`.meaning`); a compound body is
     lowered to one expression first (:mod:`.lowering`). Refused, with the reason, where that
-    cannot be done."""
+    cannot be done. ``body_tree``: the RETURN expression as :func:`.reading.parse_expression`
+    reads it, if the caller has it."""
     try:
         if isinstance(routine.body, Block):
             tree = lower_body(routine)
         else:
-            node = parse_expression(routine.body.value.text)
+            node = body_tree if body_tree is not None else parse_expression(routine.body.value.text)
             if node is None:
                 return SparkForm(None, "sqlglot cannot read the body")
             tree = rewrite(node, _scope(routine))

@@ -15,7 +15,7 @@ from sqlglot import exp
 from sqlglot.dialects.trino import Trino
 from sqlglot.errors import SqlglotError
 
-__all__ = ["TrinoAsWritten", "parse_expression"]
+__all__ = ["TrinoAsWritten", "parse_expression", "reads_as_written"]
 
 
 class TrinoAsWritten(Trino):
@@ -64,3 +64,19 @@ def parse_expression(text: str) -> exp.Expr | None:
     except (SqlglotError, RecursionError, ValueError, TypeError, KeyError, AttributeError):
         return None
     return None if isinstance(node, exp.Command) else node
+
+
+def reads_as_written(text: str, tree: exp.Expr | None) -> exp.Expr | None:
+    """``tree`` (sqlglot's reading of ``text`` in its plain Trino dialect) where it is what
+    :func:`parse_expression` would give, else None: the two readings differ only in subscripts
+    (sqlglot's parser shifts an index only where it builds a ``Bracket``) and typed decimal
+    literals, so a text with neither needs no second parse."""
+    if tree is None or isinstance(tree, (exp.Command, exp.Block)):
+        return None
+    if _TYPED_DECIMAL.search(text) is not None or tree.find(exp.Bracket) is not None:
+        return None
+    return tree
+
+
+#: Where :data:`_DECIMAL_LITERAL` can change a text: it rewrites nothing else.
+_TYPED_DECIMAL = re.compile(r"(?i)\bdecimal\s*'")
