@@ -16,13 +16,10 @@ every check.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import SHARED
-from tests.server.helpers import TOKEN, build_warehouse, running_server
+from tests.server.helpers import TOKEN, build_warehouse, run_schemathesis, running_server
 from translator.server import ServerSettings
 
 SPEC = SHARED / "conformance" / "rest-catalog-open-api.yaml"
@@ -44,47 +41,7 @@ def test_schemathesis_finds_no_failure(tmp_path: Path) -> None:
     config.write_text(
         CONFIG.format(namespace_ops=", ".join(f'"{o}"' for o in NAMESPACE_OPERATIONS))
     )
-    report = tmp_path / "report.json"
+    operations = FUNCTION_OPERATIONS + NAMESPACE_OPERATIONS
     with running_server(warehouse, ServerSettings(token=TOKEN)) as url:
-        command = [
-            str(Path(sys.executable).parent / "st"),
-            "--config-file",
-            str(config),
-            "run",
-            str(SPEC),
-            "--url",
-            url,
-            *[
-                a
-                for op in FUNCTION_OPERATIONS + NAMESPACE_OPERATIONS
-                for a in ("--include-operation-id", op)
-            ],
-            "--header",
-            f"Authorization: Bearer {TOKEN}",
-            "--max-examples",
-            "40",
-            "--seed",
-            "20261123",
-            "--workers",
-            "1",
-            "--report",
-            "json",
-            "--report-json-path",
-            str(report),
-        ]
-        run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert report.exists(), run.stdout[-3000:] + run.stderr[-3000:]
-    result = json.loads(report.read_text())
-    tested = sorted(result["valid_rates"])
-    summary = (
-        f"{len(tested)} operations, {result['test_cases']['generated']} cases, "
-        f"{result['test_cases']['with_failures']} failures, {len(result['errors'])} errors"
-    )
-    print(f"schemathesis: {summary}")
-    assert run.returncode == 0, summary + "\n" + run.stdout[-6000:]
-    assert result["failures"] == [] and result["errors"] == [], summary
-    assert len(tested) == 6, tested
-    assert result["test_cases"]["generated"] >= 200, summary
-    assert result["phases"]["examples"]["status"] == "success"
-    assert result["phases"]["coverage"]["status"] == "success"
-    assert result["phases"]["fuzzing"]["status"] == "success"
+        result = run_schemathesis(SPEC, url, operations, config, 40, "reads")
+    assert result["test_cases"]["generated"] >= 200, result["test_cases"]

@@ -16,15 +16,13 @@ function.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from tests.conftest import SHARED
-from tests.server.helpers import TOKEN, build_warehouse, running_server
+from tests.server.helpers import TOKEN, build_warehouse, run_schemathesis, running_server
 from translator.server import WRITE_ENDPOINTS, ServerSettings
 from translator.server.app import ENDPOINTS
 from translator.warehouse import FunctionRef
@@ -70,45 +68,8 @@ def test_schemathesis_finds_no_failure_in_the_writes(tmp_path: Path) -> None:
     spec.write_text(json.dumps(merged_spec()))
     config = tmp_path / "schemathesis.toml"
     config.write_text(CONFIG)
-    report = tmp_path / "report.json"
     with running_server(warehouse, ServerSettings(token=TOKEN, allow_writes=True)) as url:
-        command = [
-            str(Path(sys.executable).parent / "st"),
-            "--config-file",
-            str(config),
-            "run",
-            str(spec),
-            "--url",
-            url,
-            *[a for op in WRITE_OPERATIONS for a in ("--include-operation-id", op)],
-            "--header",
-            f"Authorization: Bearer {TOKEN}",
-            "--max-examples",
-            "15",
-            "--seed",
-            "20261123",
-            "--workers",
-            "1",
-            "--report",
-            "json",
-            "--report-json-path",
-            str(report),
-        ]
-        run = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert report.exists(), run.stdout[-3000:] + run.stderr[-3000:]
-    result = json.loads(report.read_text())
-    tested = sorted(result["valid_rates"])
-    summary = (
-        f"{len(tested)} operations, {result['test_cases']['generated']} cases, "
-        f"{result['test_cases']['with_failures']} failures, {len(result['errors'])} errors"
-    )
-    print(f"schemathesis (writes): {summary}")
-    assert run.returncode == 0, summary + "\n" + run.stdout[-6000:]
-    assert result["failures"] == [] and result["errors"] == [], summary
-    assert len(tested) == 3, tested
-    assert result["phases"]["examples"]["status"] == "success"
-    assert result["phases"]["coverage"]["status"] == "success"
-    assert result["phases"]["fuzzing"]["status"] == "success"
+        run_schemathesis(spec, url, WRITE_OPERATIONS, config, 15, "writes")
     # The draft's example request was accepted: the function is there, as the server made it.
     made = warehouse.load(FunctionRef("accounting", "add_two")).metadata
     assert made.doc == "Adds two (our example, not the PR's)"

@@ -18,8 +18,8 @@ from typing import Any
 
 from tests.conftest import ROOT, assert_rest_schema_valid
 from translator.metadata import load_metadata, validate_metadata
-from translator.warehouse import RetryPolicy, Warehouse
-from translator.warehouse.layout import parse_metadata_name
+from translator.warehouse import FunctionRef, RetryPolicy, Warehouse
+from translator.warehouse.layout import metadata_dir, parse_metadata_name
 
 PROCESSES = 8
 APPLIES = 20
@@ -88,16 +88,21 @@ def _seed(root: Path, catalog: str | None = None) -> None:
         ).raise_for_errors()
 
 
-def check_chain(root: Path) -> list[Any]:
-    """The invariants of the module docstring; returns the newest file's bodies, in order."""
-    folder = root / "default" / "f" / "metadata"
+def check_chain(root: Path | str) -> list[Any]:
+    """The invariants of the module docstring for ``default.f`` of the warehouse at ``root`` (a
+    folder or a URL, read through the warehouse's store); returns the newest file's bodies, in
+    order."""
+    wh = Warehouse(root, cache=False)
+    folder = metadata_dir(FunctionRef("default", "f"))
     named = sorted(
-        (m for p in folder.iterdir() if (m := parse_metadata_name(p.name))), key=lambda m: m.version
+        (m for n in wh.store.list_names(folder) if (m := parse_metadata_name(n))),
+        key=lambda m: m.version,
     )
     assert [m.version for m in named] == list(range(1, len(named) + 1)), "gaps or duplicates"
     previous = None
+    text = ""
     for m in named:
-        text = (folder / m.name).read_text()
+        text = wh.store.read_bytes(f"{folder}/{m.name}").decode()
         doc = json.loads(text)
         assert validate_metadata(doc) == [], m.name
         meta = load_metadata(text)
@@ -108,7 +113,7 @@ def check_chain(root: Path) -> list[Any]:
             assert [e.model_dump() for e in meta.definition_log[:-1]] == old, "forked history"
         previous = meta
     assert previous is not None
-    assert_rest_schema_valid(json.loads((folder / named[-1].name).read_text()))
+    assert_rest_schema_valid(json.loads(text))
     d = previous.definition("int")
     assert d is not None
     ids = [v.version_id for v in d.versions]

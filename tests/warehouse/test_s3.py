@@ -20,11 +20,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, assert_rest_schema_valid
-from translator.metadata import load_metadata
-from translator.warehouse import FunctionRef, Warehouse
+from tests.conftest import ROOT
+from tests.warehouse.test_concurrency import check_chain
+from translator.warehouse import Warehouse
 from translator.warehouse.errors import UnsupportedStorageError
-from translator.warehouse.layout import metadata_dir, parse_metadata_name
 
 PROCESSES = 4
 APPLIES = 8
@@ -105,32 +104,6 @@ def bucket(s3_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> str:
     return name
 
 
-def _chain(wh: Warehouse, ref: FunctionRef) -> list[str]:
-    """The files are numbered 1..N, each one's log the previous one's plus one entry; returns
-    the newest file's bodies in version order."""
-    names = sorted(
-        (m for n in wh.store.list_names(metadata_dir(ref)) if (m := parse_metadata_name(n))),
-        key=lambda m: m.version,
-    )
-    assert [m.version for m in names] == list(range(1, len(names) + 1)), "gaps or duplicates"
-    previous = None
-    for m in names:
-        text = wh.store.read_bytes(f"{metadata_dir(ref)}/{m.name}").decode()
-        meta = load_metadata(text)
-        assert len(meta.definition_log) == m.version
-        if previous is not None:
-            assert meta.function_uuid == previous.function_uuid
-            old = [e.model_dump() for e in previous.definition_log]
-            assert [e.model_dump() for e in meta.definition_log[:-1]] == old, "forked history"
-        previous = meta
-    assert previous is not None
-    assert_rest_schema_valid(text)
-    d = previous.definition("int")
-    assert d is not None
-    assert [v.version_id for v in d.versions] == list(range(1, len(names) + 1))
-    return [v.representations[0].sql for v in d.versions]  # type: ignore[union-attr]
-
-
 def test_apply_read_and_time_travel_on_s3(bucket: str) -> None:
     wh = Warehouse(f"s3://{bucket}/wh", cache=False)
     wh.apply(SQL, "trino", namespace="sales").raise_for_errors()
@@ -184,7 +157,7 @@ def test_concurrent_applies_lose_no_update(
         for p in procs:
             if p.poll() is None:
                 p.kill()
-    bodies = _chain(Warehouse(url, cache=False), FunctionRef("default", "f"))
+    bodies = check_chain(url)
     expected = {f"x + {1_000_000 * (w + 1) + i}" for w in range(PROCESSES) for i in range(APPLIES)}
     assert len(bodies) == PROCESSES * APPLIES + 1
     assert set(bodies[1:]) == expected and bodies[0] == "x + 0"
