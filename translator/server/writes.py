@@ -33,14 +33,13 @@ from translator.redact import mask_secrets
 from translator.types import TypeParseError, definition_id, parse_type_json
 from translator.warehouse import FunctionNotFoundError, FunctionRef
 from translator.warehouse.commit import Conflict
+from translator.warehouse.rest_commit import SERVER_ASSIGNED
 
 if TYPE_CHECKING:
     from translator.warehouse import Warehouse
 
-__all__ = ["ASSIGNED", "WriteError", "create_function", "drop_function", "metadata_of_request"]
+__all__ = ["WriteError", "create_function", "drop_function", "metadata_of_request"]
 
-#: Top-level fields of a metadata document the server assigns (a request's values are ignored).
-ASSIGNED = ("function-uuid", "format-version", "definition-log", "location")
 _MAX_PROBLEMS = 5
 
 
@@ -120,7 +119,7 @@ def metadata_of_request(
             }
         )
         log_refs.append({"definition-id": did, "version-id": len(new_versions)})
-    kept = {k: v for k, v in request.items() if k not in ("name", "definitions", *ASSIGNED)}
+    kept = {k: v for k, v in request.items() if k not in ("name", "definitions", *SERVER_ASSIGNED)}
     document = {
         "function-uuid": function_uuid,
         "format-version": 1,

@@ -48,7 +48,8 @@ from translator.warehouse.rest import (
 
 __all__ = ["SERVER_ASSIGNED", "RestCommitter", "create_request", "same_function"]
 
-#: Top-level metadata fields a REST catalog assigns on create (never sent).
+#: Top-level metadata fields a REST catalog assigns on create: a client never sends them, and
+#: our server (:mod:`translator.server.writes`) ignores them in a request.
 SERVER_ASSIGNED = ("function-uuid", "format-version", "definition-log", "location")
 
 
