@@ -19,9 +19,12 @@ from lark.exceptions import UnexpectedInput
 
 from translator.dialects.grammar import (
     accepted_terminals,
+    inline_parser,
     load_parser,
     parse_with,
     readable_expected,
+    run_inline,
+    shallow,
     token_end,
     token_start,
     transform,
@@ -38,7 +41,13 @@ from translator.dialects.spark.source import (
     Typed,
 )
 from translator.dialects.spark.types import PrimitiveSpec, map_primitive
-from translator.errors import Diagnostic, Position, SqlSyntaxError, UnsupportedError
+from translator.errors import (
+    Diagnostic,
+    Position,
+    SqlSyntaxError,
+    TranslatorError,
+    UnsupportedError,
+)
 from translator.ir import CreateFunction, DropFunction, Parameter, Statement
 from translator.types import IcebergType, ListType, MapType, StructField, StructType, TypeParseError
 
@@ -58,9 +67,34 @@ def parse_statement(
     for bad input (lark wraps errors raised inside a Transformer; they are unwrapped here).
     """
     refuse_non_sql(stmt)
-    tree = _parse(stmt.text, stmt.position, "start")
-    result = _run_builder(Builder(stmt.text, stmt.position, dialect, infer), tree)
+    result = _inline(stmt, dialect, infer) if shallow(stmt.text) else None
+    if result is None:  # the tree path: parse, then walk the tree with the Builder
+        tree = _parse(stmt.text, stmt.position, "start")
+        result = _run_builder(Builder(stmt.text, stmt.position, dialect, infer), tree)
     assert isinstance(result, CreateFunction | DropFunction)
+    return result
+
+
+def _inline(
+    stmt: StatementText, dialect: Dialect, infer: TypeInference | None
+) -> CreateFunction | DropFunction | None:
+    """The statement built while it is parsed (:func:`~translator.dialects.grammar.run_inline`),
+    or None where only the tree path gives the error it gives.
+
+    A Builder's error raised before the parse reached the end yields to a syntax error later
+    in the text, as in the tree path (which walks only a complete parse): the text is parsed
+    again to find it. Anything else unexpected takes the tree path from the start.
+    """
+    builder = Builder(stmt.text, stmt.position, dialect, infer)
+    try:
+        result: CreateFunction | DropFunction = run_inline(
+            inline_parser(NAME, "start", Builder), builder, stmt.text
+        )
+    except TranslatorError:
+        _parse(stmt.text, stmt.position, "start")  # a syntax error, if any, wins
+        raise
+    except Exception:  # a syntax error (reported by the tree path), or deeper trouble
+        return None
     return result
 
 
