@@ -171,13 +171,14 @@ class Builder(Transformer[Token, Any], Source):
     def ident(self, children: list[Token]) -> Name:
         tok = children[0]
         if tok.type == "BACKQUOTED_IDENTIFIER":
-            if tok == "``":  # Spark takes it; an Iceberg name must not be empty
+            if tok.value == "``":  # Spark takes it; an Iceberg name must not be empty
                 self.fail(
                     UnsupportedError,
                     "an empty name (``) has no place in Iceberg metadata",
                     token_start(tok),
                 )
-            return Name(tok[1:-1].replace("``", "`"), True, token_start(tok), token_end(tok))
+            name = tok.value[1:-1].replace("``", "`")
+            return Name(name, True, token_start(tok), token_end(tok))
         return Name(str(tok), False, token_start(tok), token_end(tok))
 
     def function_name(self, children: list[Name]) -> tuple[Name, ...]:

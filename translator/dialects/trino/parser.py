@@ -220,10 +220,10 @@ class Builder(Transformer[Token, Any], Site):
 
     def field_name(self, children: list[Any]) -> Ident:
         child = children[0]
-        if isinstance(child, Token):  # a type keyword used as a name: ROW, ARRAY, MAP
-            return Ident(child.value.lower(), token_start(child), token_end(child))
-        assert isinstance(child, Ident)
-        return child
+        if isinstance(child, Ident):
+            return child
+        # a type keyword used as a name: ROW, ARRAY, MAP (a token, lark's or lark-cython's)
+        return Ident(child.value.lower(), token_start(child), token_end(child))
 
     def qualified_name(self, children: list[Ident]) -> QName:
         start, end = children[0].offset, children[-1].end
@@ -263,7 +263,7 @@ class Builder(Transformer[Token, Any], Site):
     def type_params(self, children: list[Any]) -> TypeArgs:
         args: list[int | Spelled] = []
         for c in children[:-1]:  # the last is the closing RPAR
-            if isinstance(c, Token):
+            if not isinstance(c, Spelled):  # a NUMBER token
                 if not c.value.isdigit():
                     raise self.syntax_error(
                         f"a type parameter must be a whole number, not {c.value!r}", token_start(c)
