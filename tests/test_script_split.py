@@ -5,6 +5,7 @@ a statement has said FUNCTION. Same statements, positions, tokens and errors."""
 from __future__ import annotations
 
 import time
+from itertools import islice
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -13,7 +14,8 @@ from hypothesis import strategies as st
 from tests.conftest import FIXTURES
 from translator.dialects import get_dialect
 from translator.errors import TranslatorError
-from translator.script import Lexical, Token, scan, split_statements
+from translator.frontend import is_function_ddl
+from translator.script import Lexical, StatementText, Token, scan, split_statements
 
 _SIGNIFICANT = frozenset({"word", "number", "string", "qident", "dollar", "punct"})
 _QUALIFIERS = frozenset({"IF", "WHILE", "LOOP", "REPEAT", "CASE", "FOR"})
@@ -118,3 +120,45 @@ def test_split_time_is_linear() -> None:
     cost(100)
     small, large = min(cost(1000) for _ in range(3)), min(cost(4000) for _ in range(3))
     assert large < small * 8
+
+
+_CREATE_MODIFIERS = frozenset({"OR", "REPLACE", "TEMPORARY", "TEMP"})
+
+
+def _function_ddl_by_words(stmt: StatementText) -> bool:
+    words = list(islice(stmt.iter_words(), 5))
+    if not words or words[0].kind != "word" or words[0].upper not in ("CREATE", "DROP"):
+        return False
+    for tok in words[1:]:
+        if tok.kind != "word":
+            return False
+        if tok.upper == "FUNCTION":
+            return True
+        if tok.upper not in _CREATE_MODIFIERS:
+            return False
+    return False
+
+
+_HEADS = [
+    "CREATE", "create", "DROP", "OR", "REPLACE", "TEMPORARY", "temp", "FUNCTION", "function",
+    "functions", "FUNCTIONx", "x", " ", "\n", "/* c */", "-- c\n", "\u200b", "(", "`function`",
+    "$x", "1", "funct\u0131on", "f",
+]  # fmt: skip
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(_HEADS), max_size=12))
+def test_function_ddl_is_the_first_words(pieces: list[str]) -> None:
+    try:
+        statements = split_statements("".join(pieces), get_dialect("spark").lexical)
+    except TranslatorError:  # an unterminated $x$ quote
+        return
+    for stmt in statements:
+        assert is_function_ddl(stmt) == _function_ddl_by_words(stmt), stmt.text
+
+
+def test_function_ddl_look_is_linear() -> None:
+    stmt = split_statements("CREATE" + " " * 200_000 + "x", get_dialect("spark").lexical)[0]
+    t0 = time.process_time()
+    assert not is_function_ddl(stmt)
+    assert time.process_time() - t0 < 1

@@ -19,6 +19,7 @@ __all__ = [
     "Lexical",
     "StatementText",
     "Token",
+    "insignificant_pattern",
     "invisible_character",
     "scan",
     "split_statements",
@@ -93,6 +94,12 @@ _INVISIBLE_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
         (0xE0001, 0xE0001), (0xE0020, 0xE007F),
     ),
 }  # fmt: skip
+
+
+def insignificant_pattern() -> str:
+    """A regular expression for one run of what separates significant tokens (spaces, complete
+    comments, invisible characters), for quick looks at a statement's first words."""
+    return rf"(?:\s|--[^\n]*|/\*(?s:.*?)\*/|{_invisible_class()})++"
 
 
 def invisible_character(text: str) -> str:
