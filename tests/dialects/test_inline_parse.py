@@ -78,3 +78,18 @@ def test_trino_routine_from_builder_is_the_tree_readers(monkeypatch: pytest.Monk
     parser = load_parser("trino", "start", positions=False)
     for text, routine in seen:
         assert routine == syntax.read_routine(text, parser.parse(text)), text
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+def test_statement_rules_are_reduced_only_at_the_end(dialect: str) -> None:
+    """What ``Builder.complete`` relies on: lark reduces a statement's own rule only with the
+    end of the input next, so an error raised from it cannot hide a later syntax error."""
+    parser = load_parser(dialect, "start", positions=False)
+    states = parser.parser.parser.parser.parse_table.states
+    seen = set()
+    for actions in states.values():
+        for token, (action, arg) in actions.items():
+            if str(action) == "Reduce" and arg.origin.name in ("create_function", "drop_function"):
+                seen.add(arg.origin.name)
+                assert token == "$END"
+    assert seen == {"create_function", "drop_function"}

@@ -81,9 +81,9 @@ def _inline(
     """The statement built while it is parsed (:func:`~translator.dialects.grammar.run_inline`),
     or None where only the tree path gives the error it gives.
 
-    A Builder's error raised before the parse reached the end yields to a syntax error later
-    in the text, as in the tree path (which walks only a complete parse): the text is parsed
-    again to find it. Anything else unexpected takes the tree path from the start.
+    A Builder's error raised before the parse reached the end (``builder.complete``) yields to
+    a syntax error later in the text, as in the tree path (which walks only a complete parse):
+    the text is parsed again to find it. Anything else unexpected takes the tree path.
     """
     builder = Builder(stmt.text, stmt.position, dialect, infer)
     try:
@@ -91,7 +91,8 @@ def _inline(
             inline_parser(NAME, "start", Builder), builder, stmt.text
         )
     except TranslatorError:
-        _parse(stmt.text, stmt.position, "start")  # a syntax error, if any, wins
+        if not builder.complete:
+            _parse(stmt.text, stmt.position, "start")  # a syntax error, if any, wins
         raise
     except Exception:  # a syntax error (reported by the tree path), or deeper trouble
         return None
@@ -165,6 +166,9 @@ class Builder(Transformer[Token, Any], Source):
         self.dialect = dialect
         #: asked for the type of a function without RETURNS (None: such a function is refused)
         self.infer = infer
+        #: Set when the statement's own rule is reduced, which lark's LALR tables do only at
+        #: the end of the input: an error raised from then on has no syntax error after it.
+        self.complete = False
 
     # -- names -----------------------------------------------------------------------------
 
@@ -379,6 +383,7 @@ class Builder(Transformer[Token, Any], Source):
         return "IF EXISTS"
 
     def drop_function(self, children: list[Any]) -> DropFunction:
+        self.complete = True
         flags = {c for c in children if isinstance(c, str) and not isinstance(c, Token)}
         name = next(c for c in children if isinstance(c, tuple))
         parts = self.function_parts(name)
@@ -396,6 +401,7 @@ class Builder(Transformer[Token, Any], Source):
         )
 
     def create_function(self, children: list[Any]) -> CreateFunction:
+        self.complete = True
         return CreateAssembler(self, children).build()
 
 

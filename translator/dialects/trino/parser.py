@@ -96,7 +96,8 @@ def _inline(stmt: StatementText, dialect: Dialect) -> Statement | None:
     try:
         result: Any = run_inline(inline_parser(NAME, "start", Builder), builder, stmt.text)
     except TranslatorError:
-        _parse(stmt.text, stmt.position, "start")  # a syntax error, if any, wins
+        if not builder.complete:
+            _parse(stmt.text, stmt.position, "start")  # a syntax error, if any, wins
         raise
     except Exception:  # a syntax error (reported by the tree path), or deeper trouble
         return None
@@ -206,6 +207,9 @@ class Builder(Transformer[Token, Any], Site):
         self.assembler: FunctionAssembler | None = None
         self.function_at: int | None = None
         self.language_text = ""
+        #: Set when the statement's own rule is reduced, which lark's LALR tables do only at
+        #: the end of the input: an error raised from then on has no syntax error after it.
+        self.complete = False
 
     # -- names ----------------------------------------------------------------------------
 
@@ -422,11 +426,13 @@ class Builder(Transformer[Token, Any], Site):
         return children[0]
 
     def create_function(self, children: list[Any]) -> CreateFunction:
+        self.complete = True
         self.assembler = FunctionAssembler(self, children)
         self.function_at = token_start(children[3])
         return self.assembler.build()
 
     def drop_function(self, children: list[Any]) -> DropFunction:
+        self.complete = True
         if_exists = children[2] is not None
         qname: QName = children[4]
         params: list[Param] = children[5]
