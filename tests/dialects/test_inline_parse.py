@@ -7,6 +7,7 @@ both ways; the tree path is forced by declaring every text too deep for the inli
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -93,3 +94,13 @@ def test_statement_rules_are_reduced_only_at_the_end(dialect: str) -> None:
                 seen.add(arg.origin.name)
                 assert token == "$END"
     assert seen == {"create_function", "drop_function"}
+
+
+def test_threads_parse_inline_side_by_side() -> None:
+    """One inline parser serves every thread: each runs its own Builder (a stack per thread)."""
+    pieces = [("spark", p) for p in _statements("spark")[:150]]
+    pieces += [("trino", p) for p in _statements("trino")[:150]]
+    alone = [_outcome(d, p) for d, p in pieces]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda dp: _outcome(*dp), pieces))
+    assert together == alone

@@ -139,14 +139,18 @@ class _Callbacks:
     has a method for, calling that method on the builder :func:`run_inline` is running."""
 
     def __init__(self, builder: type, rules: set[str]) -> None:
-        stack = _builders
         for rule in rules:
             method = getattr(builder, str(rule), None)
             if str(rule).startswith("_") or not callable(method):
                 continue
 
-            def call(children: list[Any], method: Callable[..., Any] = method) -> Any:
-                return method(stack()[-1], children)
+            # run_inline has made this thread's stack: callbacks run only inside it
+            def call(
+                children: list[Any],
+                method: Callable[..., Any] = method,
+                running: threading.local = _running,
+            ) -> Any:
+                return method(running.stack[-1], children)
 
             setattr(self, str(rule), call)
 
