@@ -128,7 +128,7 @@ _ROUTINE_KINDS: Final = {
 def _routine(b: Builder, a: FunctionAssembler, function_at: int) -> routine_syntax.Routine:
     """What :func:`~translator.dialects.trino.routines.syntax.read_routine` reads from the tree
     of a statement with a RETURN body, made from the values the Builder made of it (checked
-    against the tree reader in ``tests/dialects/trino/test_trino_frontend.py``)."""
+    against the tree reader in ``tests/dialects/test_inline_parse.py``)."""
     chars = []
     for c in ([a.early] if a.early else []) + a.characteristics:
         value: Any = None
