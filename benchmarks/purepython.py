@@ -3,11 +3,13 @@
 sqlglotc puts compiled ``.so`` files beside sqlglot's ``.py`` files, and Python prefers an
 extension module to a source file. :func:`install` adds an import finder that, for ``sqlglot``
 and its submodules, only looks at source and bytecode files, so one environment can measure
-both builds. It must run before anything imports sqlglot.
+both builds. It must run before anything imports sqlglot. It also turns lark-cython off (the
+other part of the ``fast`` extra), so that ``--build pure`` measures a plain install.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from importlib.abc import MetaPathFinder
@@ -43,9 +45,12 @@ class _SourcesOnly(MetaPathFinder):
 
 
 def install() -> None:
+    """Pure-Python sqlglot, and lark's own parser rather than lark-cython's (the plain install:
+    both come with the ``fast`` extra)."""
     if any(m == "sqlglot" or m.startswith("sqlglot.") for m in sys.modules):
         raise RuntimeError("sqlglot is already imported: install() must run first")
     sys.meta_path.insert(0, _SourcesOnly())
+    os.environ["ICEBERG_UDF_LARK_CYTHON"] = "0"
 
 
 def compiled_sqlglot() -> bool:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import islice
 
 from translator.dialects import get_dialect
 from translator.dialects.base import TypeInference
 from translator.errors import SqlSyntaxError, TranslatorError, position_at
 from translator.ir import SkippedStatement, Statement
-from translator.script import StatementText, invisible_character
+from translator.script import StatementText, insignificant_pattern, invisible_character
 from translator.statement_cache import parse_statement, split_statements
 
 __all__ = ["ParsedScript", "is_function_ddl", "parse_script"]
@@ -27,22 +29,26 @@ class ParsedScript:
         return not self.errors
 
 
-_CREATE_MODIFIERS = frozenset({"OR", "REPLACE", "TEMPORARY", "TEMP"})
+@cache
+def _function_ddl() -> re.Pattern[str]:
+    """CREATE or DROP, at most three of OR, REPLACE, TEMPORARY, TEMP, then FUNCTION: each a
+    whole word (ASCII, any case, as the splitter's words are), separated by spaces, comments or
+    invisible characters."""
+    gap = insignificant_pattern()
+    return re.compile(
+        rf"(?ai:create|drop)(?:{gap}(?ai:or|replace|temporary|temp)){{0,3}}"
+        rf"{gap}(?ai:function)(?![A-Za-z0-9_$])"
+    )
 
 
 def is_function_ddl(stmt: StatementText) -> bool:
-    """``CREATE [OR REPLACE] [TEMPORARY] FUNCTION`` or ``DROP [TEMPORARY] FUNCTION``."""
-    words = list(islice(stmt.iter_words(), 5))
-    if not words or words[0].kind != "word" or words[0].upper not in ("CREATE", "DROP"):
-        return False
-    for tok in words[1:]:
-        if tok.kind != "word":
-            return False
-        if tok.upper == "FUNCTION":
-            return True
-        if tok.upper not in _CREATE_MODIFIERS:
-            return False
-    return False
+    """``CREATE [OR REPLACE] [TEMPORARY] FUNCTION`` or ``DROP [TEMPORARY] FUNCTION``: the first
+    word CREATE or DROP, and FUNCTION among the next four words, after modifiers only.
+
+    A regular expression on the text (which starts at its first word): every statement of a
+    script is asked, and making its first tokens costs more than the answer.
+    """
+    return _function_ddl().match(stmt.text) is not None
 
 
 def parse_script(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -19,6 +19,7 @@ __all__ = [
     "Lexical",
     "StatementText",
     "Token",
+    "insignificant_pattern",
     "invisible_character",
     "scan",
     "split_statements",
@@ -93,6 +94,12 @@ _INVISIBLE_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
         (0xE0001, 0xE0001), (0xE0020, 0xE007F),
     ),
 }  # fmt: skip
+
+
+def insignificant_pattern() -> str:
+    """A regular expression for one run of what separates significant tokens (spaces, complete
+    comments, invisible characters), for quick looks at a statement's first words."""
+    return rf"(?:\s|--[^\n]*|/\*(?s:.*?)\*/|{_invisible_class()})++"
 
 
 def invisible_character(text: str) -> str:
@@ -258,24 +265,27 @@ def _unterminated(text: str, i: int, what: str, closer: str, file: str | None) -
 class StatementText:
     """One statement's text (without its ``;``) and where it starts in the script.
 
-    Its tokens are made only when asked for: most of a statement is a routine body that the
-    front end hands on as text, so tokenising it into objects would be wasted work.
+    Its tokens are made only when asked for, by scanning its own text (lexing is context-free
+    from a token's start, and a statement starts at one): most of a statement is a routine body
+    that the front end hands on as text, so tokenising it into objects would be wasted work.
     """
 
-    __slots__ = ("_base", "_spans", "_tokens", "position", "text")
+    __slots__ = ("_file", "_invisible", "_lex", "_tokens", "position", "text")
 
     def __init__(
         self,
         text: str,
         position: Position,
-        spans: Sequence[tuple[str, int, int]],
-        base: int = 0,
+        lex: Lexical,
+        file: str | None = None,
+        invisible: int = -1,
     ) -> None:
         self.text = text
         self.position = position
-        #: ``(kind, start, end)`` of every token; ``base`` is subtracted from the offsets.
-        self._spans = spans
-        self._base = base
+        self._lex = lex
+        self._file = file
+        #: Where the first invisible character outside strings and comments is (-1: none).
+        self._invisible = invisible
         self._tokens: tuple[Token, ...] | None = None
 
     def __repr__(self) -> str:
@@ -285,7 +295,8 @@ class StatementText:
     def tokens(self) -> tuple[Token, ...]:
         """The statement's tokens (offsets relative to ``text``), comments and spaces included."""
         if self._tokens is None:
-            self._tokens = tuple(_make_tokens(self.text, self._spans, self._base))
+            spans = _span_list(self.text, self._lex, self._file)
+            self._tokens = tuple(_make_tokens(self.text, spans, 0))
         return self._tokens
 
     @property
@@ -295,18 +306,19 @@ class StatementText:
 
     def first_invisible(self) -> Token | None:
         """The first invisible character outside strings and comments (see :func:`scan`)."""
-        for kind, s, e in self._spans:
-            if kind == "invisible":
-                b = self._base
-                return Token(kind, s - b, e - b, self.text[s - b : e - b])
-        return None
+        at = self._invisible
+        if at < 0:
+            return None
+        m = _token_pattern(self._lex).match(self.text, at)
+        assert m is not None and m.lastgroup == "invisible"
+        return Token("invisible", at, m.end(), m.group())
 
     def iter_words(self) -> Iterator[Token]:
         """:attr:`words` one at a time, made as they are taken: for looking at a header only."""
         if self._tokens is not None:
             return (t for t in self._tokens if t.kind not in _INSIGNIFICANT)
-        spans = (sp for sp in self._spans if sp[0] not in _INSIGNIFICANT)
-        return _make_tokens(self.text, spans, self._base)
+        spans = _spans(self.text, self._lex, self._file)
+        return _make_tokens(self.text, (sp for sp in spans if sp[0] not in _INSIGNIFICANT), 0)
 
 
 def _make_tokens(text: str, spans: Iterable[tuple[str, int, int]], base: int) -> Iterator[Token]:
@@ -324,6 +336,29 @@ def _make_tokens(text: str, spans: Iterable[tuple[str, int, int]], base: int) ->
 
 # After END these words close a compound statement of that kind, not a BEGIN block.
 _END_QUALIFIERS = frozenset({"IF", "WHILE", "LOOP", "REPEAT", "CASE", "FOR"})
+#: The words the splitter acts on (the rest of a statement passes in runs, unexamined).
+_SPLIT_WORDS = ("FUNCTION", "BEGIN", "CASE", "END")
+
+
+@cache
+def _split_pattern(lex: Lexical) -> re.Pattern[str]:
+    """The splitter's scanner: :func:`_token_pattern`'s tokens, except that a ``run`` takes any
+    number of tokens the splitter need not look at one by one (words other than
+    :data:`_SPLIT_WORDS`, numbers, punctuation other than ``;``, spaces between them) in one
+    match. A run starts and ends with a significant token. Whatever is no complete token here
+    matches nothing, as in :func:`_token_pattern`, and goes to :func:`_slow_token`.
+    """
+    base = _token_pattern(lex).pattern
+    openers = "'\"" + ("`" if lex.backquote_identifiers else "")
+    invisible = _invisible_class()[1:-1]
+    keyword = "|".join(w.lower() for w in _SPLIT_WORDS)
+    one = (
+        r"(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[A-Za-z]*"
+        rf"|(?!(?ai:{keyword})(?![A-Za-z0-9_$]))[A-Za-z_][A-Za-z0-9_$]*"
+        r"|(?!/\*|--|\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$)"
+        rf"[^\sA-Za-z0-9_;{re.escape(openers)}{invisible}])"
+    )
+    return re.compile(rf"(?P<run>{one}(?:\s*{one})*)|{base}")
 
 
 def split_statements(script: str, lex: Lexical, *, file: str | None = None) -> list[StatementText]:
@@ -332,18 +367,40 @@ def split_statements(script: str, lex: Lexical, *, file: str | None = None) -> l
     Inside a statement that has said ``FUNCTION``, ``BEGIN`` opens a block that only its ``END``
     closes; ``CASE`` opens one too (closed by ``END`` or ``END CASE``), since an expression
     ``CASE ... END`` can sit inside a block.
+
+    One scan (:func:`_split_pattern`): the text between the words that matter passes in runs,
+    so that a long routine body costs a few matches, not a Python step per token.
     """
     out: list[StatementText] = []
-    spans = _span_list(script, lex, file)
+    match = _split_pattern(lex).match
     lines = _LineCounter(script, file)
-    start = 0  # span index where the current statement starts
+    first = last = invisible = -1  # the statement's first and last significant offsets
     depth: list[str] = []
     in_function = False
     prev_word = ""
-    for k, (kind, s, e) in enumerate(spans):
+    i, n = 0, len(script)
+    while i < n:
+        m = match(script, i)
+        if m is None:
+            kind, j = _slow_token(script, i, lex, file)
+        else:
+            kind, j = m.lastgroup, m.end()  # type: ignore[assignment]
+        if kind in _INSIGNIFICANT:
+            if kind == "invisible" and first >= 0 and invisible < 0:
+                invisible = i
+            i = j
+            continue
+        if kind == "punct" and not depth and script[i] == ";":
+            _emit(out, script, first, last, invisible, lines, lex, file)
+            first = last = invisible = -1
+            in_function, prev_word = False, ""
+            i = j
+            continue
+        if first < 0:
+            first = i
+        last = j
         if kind == "word":
-            # Only FUNCTION, BEGIN, CASE and END matter (prev_word is only compared with END).
-            w = script[s:e].upper() if e - s in _KEYWORD_LENGTHS else ""
+            w = script[i:j].upper() if j - i in _KEYWORD_LENGTHS else ""
             if w == "FUNCTION":
                 in_function = True
             elif in_function and w == "BEGIN":
@@ -351,29 +408,29 @@ def split_statements(script: str, lex: Lexical, *, file: str | None = None) -> l
             elif depth and w == "CASE" and prev_word != "END":
                 depth.append("CASE")
             elif depth and w == "END":
-                nxt = _next_word(script, spans, k)
-                if nxt == "CASE" or nxt not in _END_QUALIFIERS:
+                nxt = _after_end().match(script, j)
+                word = nxt.group(1).upper() if nxt is not None and nxt.group(1) else ""
+                if word == "CASE" or word not in _END_QUALIFIERS:
                     depth.pop()
             prev_word = w
-        elif kind == "punct" and not depth and script[s] == ";":
-            _emit(out, script, spans, start, k, lines)
-            start, in_function, prev_word = k + 1, False, ""
-        elif kind not in _INSIGNIFICANT:
+        else:
             prev_word = ""
-    _emit(out, script, spans, start, len(spans), lines)
+        i = j
+    _emit(out, script, first, last, invisible, lines, lex, file)
     return out
 
 
 _INSIGNIFICANT = frozenset({"space", "comment", "invisible"})
-_KEYWORD_LENGTHS = frozenset(len(w) for w in ("FUNCTION", "BEGIN", "CASE", "END"))
+_KEYWORD_LENGTHS = frozenset(len(w) for w in _SPLIT_WORDS)
 
 
-def _next_word(script: str, spans: list[tuple[str, int, int]], k: int) -> str:
-    for kind, s, e in spans[k + 1 :]:
-        if kind in _INSIGNIFICANT:
-            continue
-        return script[s:e].upper() if kind == "word" else ""
-    return ""
+@cache
+def _after_end() -> re.Pattern[str]:
+    """After END: spaces, comments and invisible characters, then the next word if a word is
+    next (an unterminated comment stops it; the scan raises when it gets there)."""
+    return re.compile(
+        rf"(?:\s+|--[^\n]*|/\*(?s:.*?)\*/|{_invisible_class()})*([A-Za-z_][A-Za-z0-9_$]*)?"
+    )
 
 
 class _LineCounter:
@@ -398,27 +455,19 @@ class _LineCounter:
 def _emit(
     out: list[StatementText],
     script: str,
-    spans: list[tuple[str, int, int]],
-    lo: int,
-    hi: int,
+    first: int,
+    last: int,
+    invisible: int,
     lines: _LineCounter,
+    lex: Lexical,
+    file: str | None,
 ) -> None:
-    """The statement made of ``spans[lo:hi]``, if it has a significant token."""
-    first = last = -1
-    for k in range(lo, hi):
-        if spans[k][0] not in _INSIGNIFICANT:
-            first = k
-            break
+    """The statement from its first significant token (``first``; -1: there is none) to the
+    end of its last (``last``): leading comments belong to no one."""
     if first < 0:
         return
-    for k in range(hi - 1, first - 1, -1):
-        if spans[k][0] not in _INSIGNIFICANT:
-            last = k
-            break
-    # A statement starts at its first significant token: leading comments belong to no one.
-    base, end = spans[first][1], spans[last][2]
-    text = script[base:end]
-    out.append(StatementText(text, lines.position(base), spans[first : last + 1], base))
+    hidden = invisible - first if 0 <= invisible < last else -1
+    out.append(StatementText(script[first:last], lines.position(first), lex, file, hidden))
 
 
 # Tokens are made by the million: their slots are filled directly, which is what the generated

@@ -6,7 +6,9 @@ It lives with the dialects because only they use lark; each dialect's parser mod
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
@@ -20,6 +22,8 @@ from lark.exceptions import (
     UnexpectedToken,
     VisitError,
 )
+from lark.grammar import Rule
+from lark.lexer import TerminalDef
 
 from translator.dialects import parser_cache
 from translator.errors import Position, SqlSyntaxError, TranslatorError, position_at
@@ -28,9 +32,12 @@ __all__ = [
     "accepted_terminals",
     "error_at",
     "grammar_text",
+    "inline_parser",
     "load_parser",
     "parse_with",
     "readable_expected",
+    "run_inline",
+    "shallow",
     "source_line",
     "token_end",
     "token_start",
@@ -70,6 +77,111 @@ def load_parser(
     }
     text = grammar_text(name)
     return parser_cache.cached_parser(text, options, lambda: Lark(text, cache=False, **options))
+
+
+#: The Transformer instances whose methods the inline parsers' callbacks call, innermost last,
+#: per thread (a parse may start another, and the server parses in several threads).
+_running = threading.local()
+
+
+def _builders() -> list[Any]:
+    stack: list[Any] | None = getattr(_running, "stack", None)
+    if stack is None:
+        stack = _running.stack = []
+    return stack
+
+
+@cache
+def inline_parser(name: str, start: str, builder: type) -> Lark:
+    """The parser of :func:`load_parser` (no positions) that runs ``builder``'s methods as it
+    reduces each rule (lark's ``transformer=`` for LALR): no parse tree is built and none is
+    walked afterwards, which saves about a third of a header's lark time.
+
+    The methods are those of the instance :func:`run_inline` is given, so one parser serves
+    every statement. Each method sees exactly the children it sees when the Transformer walks
+    the tree (the same rule shaping runs), in the same order (a rule is reduced after its
+    children, left to right: the tree walk's post-order). A rule without a method becomes a
+    ``Tree`` as in the walk. What differs is when an error surfaces, which the callers settle:
+    see :func:`run_inline`.
+    """
+    plain = load_parser(name, start, positions=False)
+    data, memo = plain.memo_serialize([TerminalDef, Rule])
+    callbacks = _Callbacks(builder, {r.alias or r.origin.name for r in plain.rules})
+    options: dict[str, Any] = {"transformer": callbacks}
+    plugins = _lark_cython()
+    if plugins is not None:
+        options["_plugins"] = plugins
+    parser: Lark = Lark.__new__(Lark)._load({"data": data, "memo": memo}, **options)
+    parser.ignore_tokens = list(plain.ignore_tokens)
+    return parser
+
+
+def _lark_cython() -> dict[str, Any] | None:
+    """lark-cython's LALR parser and lexer (the ``fast`` extra), where installed and not turned
+    off with ``ICEBERG_UDF_LARK_CYTHON=0``: the same tables, run in compiled code, about 1.5x
+    as fast. Without it lark's own Python parser runs, with the same results.
+
+    Only the inline parsers use it. Its tokens are not ``str`` (the Builders read ``.value``);
+    every error takes the tree path, which lark itself parses, so messages do not depend on it.
+    """
+    if os.environ.get("ICEBERG_UDF_LARK_CYTHON", "1") == "0":
+        return None
+    try:
+        import lark_cython  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    plugins: dict[str, Any] = lark_cython.plugins
+    return plugins
+
+
+class _Callbacks:
+    """A stand-in Transformer for :func:`inline_parser`: one attribute per rule that ``builder``
+    has a method for, calling that method on the builder :func:`run_inline` is running."""
+
+    def __init__(self, builder: type, rules: set[str]) -> None:
+        for rule in rules:
+            method = getattr(builder, str(rule), None)
+            if str(rule).startswith("_") or not callable(method):
+                continue
+
+            # run_inline has made this thread's stack: callbacks run only inside it
+            def call(
+                children: list[Any],
+                method: Callable[..., Any] = method,
+                running: threading.local = _running,
+            ) -> Any:
+                return method(running.stack[-1], children)
+
+            setattr(self, str(rule), call)
+
+
+def run_inline(parser: Lark, builder: Any, text: str) -> Any:
+    """What ``builder.transform(parser.parse(text))`` gives, with ``parser`` from
+    :func:`inline_parser`, when the text parses and no method raises.
+
+    Otherwise the error may differ from the tree walk's: a method's error comes out before a
+    syntax error later in the text would have been found (the walk starts after a whole parse),
+    and exceptions are not wrapped in lark's ``VisitError``. Callers take the tree path in
+    those cases (see the dialects' ``parse_statement``), so messages stay those of the walk.
+    """
+    stack = _builders()
+    stack.append(builder)
+    try:
+        return parser.parse(text)
+    finally:
+        stack.pop()
+
+
+#: More brackets than this and a statement takes the tree path: the tree walk recurses once
+#: per level and reports a statement nested too deeply (at a depth that depends on the stack),
+#: which the inline parser, not recursing, would let through.
+_SHALLOW_BRACKETS = 40
+
+
+def shallow(text: str) -> bool:
+    """Whether ``text`` cannot nest deeply enough for the tree walk to run out of stack (so
+    that :func:`run_inline` gives what the walk gives)."""
+    return text.count("(") + text.count("<") + text.count("[") < _SHALLOW_BRACKETS
 
 
 def token_start(tok: Token) -> int:

@@ -38,6 +38,8 @@ def refuse_non_sql(stmt: StatementText) -> None:
     Only the header is looked at: tokens before the first top-level ``RETURN``. ``AS`` never
     appears at the top level of a SQL function's header, and a ``$$`` string never does either.
     """
+    if _MAYBE_NOT_SQL.search(stmt.text) is None:
+        return  # no AS, LANGUAGE or $ anywhere (strings and comments included): nothing to refuse
     words = stmt.iter_words()
     first = next(words, None)
     if first is None or first.upper != "CREATE":
@@ -57,6 +59,12 @@ def refuse_non_sql(stmt: StatementText) -> None:
             raise error_at(
                 UnsupportedError, f"{reason}: {ONLY_SQL}", stmt.text, tok.start, stmt.position
             )
+
+
+#: What a refusal needs somewhere in the text: the word AS or LANGUAGE (as the splitter's
+#: words are: ASCII, any case, whole), or a ``$``. Most statements have none, and are not
+#: tokenised for the look at their header.
+_MAYBE_NOT_SQL: Final = re.compile(r"(?ai)(?<![A-Za-z0-9_$])(?:as|language)(?![A-Za-z0-9_$])|\$")
 
 
 def _non_sql_reason(tok: ScriptToken, nxt: ScriptToken | None) -> str | None:

@@ -19,9 +19,12 @@ from lark.exceptions import UnexpectedInput
 
 from translator.dialects.grammar import (
     accepted_terminals,
+    inline_parser,
     load_parser,
     parse_with,
     readable_expected,
+    run_inline,
+    shallow,
     token_end,
     token_start,
     transform,
@@ -38,7 +41,13 @@ from translator.dialects.spark.source import (
     Typed,
 )
 from translator.dialects.spark.types import PrimitiveSpec, map_primitive
-from translator.errors import Diagnostic, Position, SqlSyntaxError, UnsupportedError
+from translator.errors import (
+    Diagnostic,
+    Position,
+    SqlSyntaxError,
+    TranslatorError,
+    UnsupportedError,
+)
 from translator.ir import CreateFunction, DropFunction, Parameter, Statement
 from translator.types import IcebergType, ListType, MapType, StructField, StructType, TypeParseError
 
@@ -58,9 +67,35 @@ def parse_statement(
     for bad input (lark wraps errors raised inside a Transformer; they are unwrapped here).
     """
     refuse_non_sql(stmt)
-    tree = _parse(stmt.text, stmt.position, "start")
-    result = _run_builder(Builder(stmt.text, stmt.position, dialect, infer), tree)
+    result = _inline(stmt, dialect, infer) if shallow(stmt.text) else None
+    if result is None:  # the tree path: parse, then walk the tree with the Builder
+        tree = _parse(stmt.text, stmt.position, "start")
+        result = _run_builder(Builder(stmt.text, stmt.position, dialect, infer), tree)
     assert isinstance(result, CreateFunction | DropFunction)
+    return result
+
+
+def _inline(
+    stmt: StatementText, dialect: Dialect, infer: TypeInference | None
+) -> CreateFunction | DropFunction | None:
+    """The statement built while it is parsed (:func:`~translator.dialects.grammar.run_inline`),
+    or None where only the tree path gives the error it gives.
+
+    A Builder's error raised before the parse reached the end (``builder.complete``) yields to
+    a syntax error later in the text, as in the tree path (which walks only a complete parse):
+    the text is parsed again to find it. Anything else unexpected takes the tree path.
+    """
+    builder = Builder(stmt.text, stmt.position, dialect, infer)
+    try:
+        result: CreateFunction | DropFunction = run_inline(
+            inline_parser(NAME, "start", Builder), builder, stmt.text
+        )
+    except TranslatorError:
+        if not builder.complete:
+            _parse(stmt.text, stmt.position, "start")  # a syntax error, if any, wins
+        raise
+    except Exception:  # a syntax error (reported by the tree path), or deeper trouble
+        return None
     return result
 
 
@@ -131,19 +166,23 @@ class Builder(Transformer[Token, Any], Source):
         self.dialect = dialect
         #: asked for the type of a function without RETURNS (None: such a function is refused)
         self.infer = infer
+        #: Set when the statement's own rule is reduced, which lark's LALR tables do only at
+        #: the end of the input: an error raised from then on has no syntax error after it.
+        self.complete = False
 
     # -- names -----------------------------------------------------------------------------
 
     def ident(self, children: list[Token]) -> Name:
         tok = children[0]
         if tok.type == "BACKQUOTED_IDENTIFIER":
-            if tok == "``":  # Spark takes it; an Iceberg name must not be empty
+            if tok.value == "``":  # Spark takes it; an Iceberg name must not be empty
                 self.fail(
                     UnsupportedError,
                     "an empty name (``) has no place in Iceberg metadata",
                     token_start(tok),
                 )
-            return Name(tok[1:-1].replace("``", "`"), True, token_start(tok), token_end(tok))
+            name = tok.value[1:-1].replace("``", "`")
+            return Name(name, True, token_start(tok), token_end(tok))
         return Name(str(tok), False, token_start(tok), token_end(tok))
 
     def function_name(self, children: list[Name]) -> tuple[Name, ...]:
@@ -344,6 +383,7 @@ class Builder(Transformer[Token, Any], Source):
         return "IF EXISTS"
 
     def drop_function(self, children: list[Any]) -> DropFunction:
+        self.complete = True
         flags = {c for c in children if isinstance(c, str) and not isinstance(c, Token)}
         name = next(c for c in children if isinstance(c, tuple))
         parts = self.function_parts(name)
@@ -361,6 +401,7 @@ class Builder(Transformer[Token, Any], Source):
         )
 
     def create_function(self, children: list[Any]) -> CreateFunction:
+        self.complete = True
         return CreateAssembler(self, children).build()
 
 

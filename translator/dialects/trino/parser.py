@@ -12,15 +12,26 @@ each with a ``not-trino-syntax`` warning, since Trino itself rejects them.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Final
 
 from lark import Token, Transformer, Tree
 
 from translator.dialects.base import first_word
-from translator.dialects.grammar import load_parser, parse_with, token_end, token_start, transform
+from translator.dialects.grammar import (
+    inline_parser,
+    load_parser,
+    parse_with,
+    run_inline,
+    shallow,
+    token_end,
+    token_start,
+    transform,
+)
 from translator.dialects.trino.assemble import FunctionAssembler, Site, check_name
 from translator.dialects.trino.lexical import NAME, QUERY_WORDS
-from translator.dialects.trino.routines import check_statement
+from translator.dialects.trino.routines import check_routine, check_statement
+from translator.dialects.trino.routines import syntax as routine_syntax
 from translator.dialects.trino.source import (
     BodyPart,
     Characteristic,
@@ -35,7 +46,7 @@ from translator.dialects.trino.source import (
     too_deep,
 )
 from translator.dialects.trino.types import to_iceberg
-from translator.errors import Diagnostic, Position, SqlSyntaxError
+from translator.errors import Diagnostic, Position, SqlSyntaxError, TranslatorError
 from translator.ir import CreateFunction, DropFunction, Statement
 from translator.types import IcebergType
 
@@ -52,6 +63,10 @@ def parse_statement(stmt: StatementText, dialect: Dialect) -> Statement:
     Raises a :class:`~translator.errors.TranslatorError` subclass, positioned in the script,
     for anything it cannot turn into IR; never another exception.
     """
+    if shallow(stmt.text) and _BEGIN.search(stmt.text) is None:
+        inline = _inline(stmt, dialect)
+        if inline is not None:
+            return inline
     builder = Builder(stmt.text, stmt.position, dialect)
     tree = _parse(stmt.text, stmt.position, "start")
     result = transform(builder, tree, lambda: too_deep(stmt.position))
@@ -66,6 +81,85 @@ def parse_statement(stmt: StatementText, dialect: Dialect) -> Statement:
         body_tree = statement.body.ast if statement.body.kind == "expression" else None
         check_statement(stmt.text, tree, stmt.position, body_tree)
     return statement
+
+
+#: A compound body may be there: such a statement takes the tree path, whose tree the routine
+#: checks read (a word in a string or a name only costs that statement the tree path).
+_BEGIN: Final = re.compile(r"\bbegin\b", re.IGNORECASE)
+
+
+def _inline(stmt: StatementText, dialect: Dialect) -> Statement | None:
+    """The statement built while it is parsed (:func:`~translator.dialects.grammar.run_inline`)
+    and checked by the routine rules from the Builder's values; None where only the tree path
+    gives the error it gives (the Spark front end's ``_inline`` says how errors are settled)."""
+    builder = Builder(stmt.text, stmt.position, dialect)
+    try:
+        result: Any = run_inline(inline_parser(NAME, "start", Builder), builder, stmt.text)
+    except TranslatorError:
+        if not builder.complete:
+            _parse(stmt.text, stmt.position, "start")  # a syntax error, if any, wins
+        raise
+    except Exception:  # a syntax error (reported by the tree path), or deeper trouble
+        return None
+    if not isinstance(result, CreateFunction | DropFunction):  # pragma: no cover - grammar
+        return None
+    statement: CreateFunction | DropFunction = result
+    if isinstance(statement, CreateFunction) and not any(
+        w.code == "not-trino-syntax" for w in statement.warnings
+    ):
+        assert builder.assembler is not None and builder.function_at is not None
+        body_tree = statement.body.ast if statement.body.kind == "expression" else None
+        routine = _routine(builder, builder.assembler, builder.function_at)
+        check_routine(stmt.text, routine, stmt.position, body_tree)
+    return statement
+
+
+#: The routine rules' names for the Builder's characteristic keys.
+_ROUTINE_KINDS: Final = {
+    "language": "language",
+    "deterministic": "deterministic",
+    "on-null-input": "null-call",
+    "security": "security",
+    "comment": "comment",
+    "properties": "properties",
+}
+
+
+def _routine(b: Builder, a: FunctionAssembler, function_at: int) -> routine_syntax.Routine:
+    """What :func:`~translator.dialects.trino.routines.syntax.read_routine` reads from the tree
+    of a statement with a RETURN body, made from the values the Builder made of it (checked
+    against the tree reader in ``tests/dialects/test_inline_parse.py``)."""
+    chars = []
+    for c in ([a.early] if a.early else []) + a.characteristics:
+        value: Any = None
+        if c.key == "deterministic":
+            value = c.value
+        elif c.key == "language":
+            value = b.language_text
+        elif c.key == "on-null-input":
+            value = c.value == "call"
+        elif c.key == "security":
+            value = c.value
+        elif c.key == "properties":
+            value = c.value[0][2]
+        chars.append(routine_syntax.Characteristic(_ROUTINE_KINDS[c.key], value, c.offset))
+    params = []
+    for p in a.params:
+        assert p.name is not None  # the assembler refuses a nameless parameter
+        params.append((routine_syntax.Name(p.name.value, p.name.offset), p.type.text))
+    body = a.body.span
+    returns = a.returns.type
+    return routine_syntax.Routine(
+        name=a.qname.parts,
+        parameters=tuple(params),
+        return_type=returns.text if returns is not None else "",
+        characteristics=tuple(chars),
+        body=routine_syntax.Return(
+            routine_syntax.Expr(b.text[body.start : body.end], body.start), a.body.offset
+        ),
+        function_offset=function_at,
+        text=b.text,
+    )
 
 
 def trino_type_to_iceberg(text: str) -> tuple[IcebergType, tuple[Diagnostic, ...]]:
@@ -108,6 +202,14 @@ class Builder(Transformer[Token, Any], Site):
         self.base = base
         #: The dialect whose policies apply (None when only a type is read).
         self.dialect = dialect
+        #: What the routine rules read besides the IR (see :func:`_routine`): the assembler of
+        #: a CREATE FUNCTION, where its FUNCTION keyword is, and its LANGUAGE as written.
+        self.assembler: FunctionAssembler | None = None
+        self.function_at: int | None = None
+        self.language_text = ""
+        #: Set when the statement's own rule is reduced, which lark's LALR tables do only at
+        #: the end of the input: an error raised from then on has no syntax error after it.
+        self.complete = False
 
     # -- names ----------------------------------------------------------------------------
 
@@ -122,10 +224,10 @@ class Builder(Transformer[Token, Any], Site):
 
     def field_name(self, children: list[Any]) -> Ident:
         child = children[0]
-        if isinstance(child, Token):  # a type keyword used as a name: ROW, ARRAY, MAP
-            return Ident(child.value.lower(), token_start(child), token_end(child))
-        assert isinstance(child, Ident)
-        return child
+        if isinstance(child, Ident):
+            return child
+        # a type keyword used as a name: ROW, ARRAY, MAP (a token, lark's or lark-cython's)
+        return Ident(child.value.lower(), token_start(child), token_end(child))
 
     def qualified_name(self, children: list[Ident]) -> QName:
         start, end = children[0].offset, children[-1].end
@@ -165,7 +267,7 @@ class Builder(Transformer[Token, Any], Site):
     def type_params(self, children: list[Any]) -> TypeArgs:
         args: list[int | Spelled] = []
         for c in children[:-1]:  # the last is the closing RPAR
-            if isinstance(c, Token):
+            if not isinstance(c, Spelled):  # a NUMBER token
                 if not c.value.isdigit():
                     raise self.syntax_error(
                         f"a type parameter must be a whole number, not {c.value!r}", token_start(c)
@@ -259,6 +361,7 @@ class Builder(Transformer[Token, Any], Site):
         return Characteristic("comment", children[1], token_start(children[0]), "COMMENT")
 
     def language(self, children: list[Any]) -> Characteristic:
+        self.language_text = self.text[children[1].offset : children[1].end].upper()
         return Characteristic(
             "language", children[1].value.upper(), token_start(children[0]), "LANGUAGE"
         )
@@ -323,9 +426,13 @@ class Builder(Transformer[Token, Any], Site):
         return children[0]
 
     def create_function(self, children: list[Any]) -> CreateFunction:
-        return FunctionAssembler(self, children).build()
+        self.complete = True
+        self.assembler = FunctionAssembler(self, children)
+        self.function_at = token_start(children[3])
+        return self.assembler.build()
 
     def drop_function(self, children: list[Any]) -> DropFunction:
+        self.complete = True
         if_exists = children[2] is not None
         qname: QName = children[4]
         params: list[Param] = children[5]

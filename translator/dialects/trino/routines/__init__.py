@@ -56,6 +56,7 @@ __all__ = [
     "RoutineProblem",
     "SparkForm",
     "analyze",
+    "check_routine",
     "check_statement",
     "routine_from_parts",
     "spark_body",
@@ -75,7 +76,19 @@ def check_statement(
     ``body_tree`` is sqlglot's tree of a RETURN body, which the front end has read already.
     """
     try:
-        problem = analyze_routine(read_routine(text, tree), header=False, body_tree=body_tree)
+        routine = read_routine(text, tree)
+    except RecursionError:
+        return  # too deep to judge here: never a rejection Trino might not make
+    check_routine(text, routine, base, body_tree)
+
+
+def check_routine(
+    text: str, routine: Routine, base: Position | None, body_tree: exp.Expr | None = None
+) -> None:
+    """:func:`check_statement` for the routine of ``text`` already read (the front end builds
+    it from its own values where it parsed without a tree)."""
+    try:
+        problem = analyze_routine(routine, header=False, body_tree=body_tree)
     except RecursionError:
         return  # too deep to judge here: never a rejection Trino might not make
     if problem is None:

@@ -1,0 +1,106 @@
+"""The front ends' inline parse (the Builder run as lark reduces, no tree) gives what the tree
+path gives: the same statements, the same errors, and for Trino the same routine for its checks.
+
+Every statement of the fixtures, the shared corpus and a slice of the benchmark corpus is parsed
+both ways; the tree path is forced by declaring every text too deep for the inline one.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from benchmarks.corpus import generate
+from tests.dialects import harness
+from translator.dialects import get_dialect
+from translator.dialects.grammar import load_parser
+from translator.dialects.spark import parser as spark_parser
+from translator.dialects.trino import parser as trino_parser
+from translator.dialects.trino.routines import syntax
+from translator.errors import TranslatorError
+from translator.frontend import is_function_ddl
+from translator.script import StatementText, split_statements
+
+_MODULES = {"spark": spark_parser, "trino": trino_parser}
+
+
+def _texts(dialect: str) -> list[str]:
+    out = [p.read_text() for kind in ("valid", "invalid") for p in harness.fixtures(dialect, kind)]
+    out += [r["sql"] for r in harness.corpus(dialect)]
+    out += [s.text for s in generate(400, 20240607) if s.dialect == dialect]
+    return out
+
+
+def _statements(dialect: str) -> list[StatementText]:
+    lex = get_dialect(dialect).lexical
+    out = []
+    for text in _texts(dialect):
+        try:
+            out += [p for p in split_statements(text, lex, file="f.sql") if is_function_ddl(p)]
+        except TranslatorError:
+            continue
+    return out
+
+
+def _outcome(dialect: str, piece: StatementText) -> Any:
+    try:
+        return get_dialect(dialect).parse_statement(piece)
+    except TranslatorError as e:
+        return (type(e).__name__, str(e), e.expected)
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+def test_inline_and_tree_paths_agree(dialect: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    pieces = _statements(dialect)
+    inline = [_outcome(dialect, p) for p in pieces]
+    monkeypatch.setattr(_MODULES[dialect], "shallow", lambda text: False)
+    tree = [_outcome(dialect, p) for p in pieces]
+    assert len(pieces) > 300
+    assert sum(isinstance(x, tuple) for x in inline) > 20  # errors are compared too
+    for piece, a, b in zip(pieces, inline, tree, strict=True):
+        assert a == b, piece.text
+
+
+def test_trino_routine_from_builder_is_the_tree_readers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The routine the Trino checks get from the Builder's values is the one read from the tree."""
+    seen: list[tuple[str, syntax.Routine]] = []
+    real = trino_parser.check_routine
+
+    def spy(text: str, routine: syntax.Routine, *args: Any) -> None:
+        seen.append((text, routine))
+        real(text, routine, *args)
+
+    monkeypatch.setattr(trino_parser, "check_routine", spy)
+    for piece in _statements("trino"):
+        _outcome("trino", piece)
+    assert len(seen) > 100
+    parser = load_parser("trino", "start", positions=False)
+    for text, routine in seen:
+        assert routine == syntax.read_routine(text, parser.parse(text)), text
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+def test_statement_rules_are_reduced_only_at_the_end(dialect: str) -> None:
+    """What ``Builder.complete`` relies on: lark reduces a statement's own rule only with the
+    end of the input next, so an error raised from it cannot hide a later syntax error."""
+    parser = load_parser(dialect, "start", positions=False)
+    states = parser.parser.parser.parser.parse_table.states
+    seen = set()
+    for actions in states.values():
+        for token, (action, arg) in actions.items():
+            if str(action) == "Reduce" and arg.origin.name in ("create_function", "drop_function"):
+                seen.add(arg.origin.name)
+                assert token == "$END"
+    assert seen == {"create_function", "drop_function"}
+
+
+def test_threads_parse_inline_side_by_side() -> None:
+    """One inline parser serves every thread: each runs its own Builder (a stack per thread)."""
+    pieces = [("spark", p) for p in _statements("spark")[:150]]
+    pieces += [("trino", p) for p in _statements("trino")[:150]]
+    alone = [_outcome(d, p) for d, p in pieces]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda dp: _outcome(*dp), pieces))
+    assert together == alone
