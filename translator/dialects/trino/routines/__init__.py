@@ -21,6 +21,7 @@ compile and emit call :func:`spark_body` for a Trino body's Spark form and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -166,7 +167,28 @@ def _assembled(
 @lru_cache(maxsize=4096)
 def _type_as_written(type_text: str) -> bool:
     """Whether the grammar reads ``type_text`` as one type, as a parameter's and as the return
-    type, spanning exactly that text."""
+    type, spanning exactly that text.
+
+    ``array(T)``, ``map(K, V)`` and ``row(n1 T1, ...)``, spelled as the type writer spells them,
+    are judged by their parts: ``array(`` and ``map(`` are followed by a type in the grammar
+    wherever they stand, and a row field by what reading it alone after the same kind of type
+    shows. Each part's answer is cached, so a row type seen once (most are) costs no parse of
+    its own. Anything else is read by the grammar."""
+    parts = _composite(type_text)
+    if parts is None:
+        return _grammar_reads(type_text)
+    head, items = parts
+    if head == "row":
+        return all(
+            _grammar_reads(f"row({name} {_first_kind(t)})") and _type_as_written(t)
+            for name, t in items
+        )
+    return all(_type_as_written(t) for _, t in items)
+
+
+@lru_cache(maxsize=4096)
+def _grammar_reads(type_text: str) -> bool:
+    """:func:`_type_as_written` by the grammar itself."""
     try:
         routine = parse_routine(
             f'CREATE FUNCTION "f"("x" {type_text}) RETURNS {type_text}\nRETURN x'
@@ -174,6 +196,73 @@ def _type_as_written(type_text: str) -> bool:
     except (TranslatorError, ValueError):
         return False
     return routine.return_type == type_text and routine.parameters[0][1] == type_text
+
+
+def _first_kind(t: str) -> str:
+    """A small type that starts with the same kind of token as ``t`` (a field name is told
+    from a type by the token after it)."""
+    parts = _composite(t)
+    if parts is None:
+        return t
+    return {"array": "array(integer)", "map": "map(integer, integer)"}.get(
+        parts[0], "row(a integer)"
+    )
+
+
+#: A row field's name as :func:`translator.dialects.trino.lexical.quote_name` writes it.
+_FIELD = re.compile(r'([a-z_][a-z0-9_]*|"(?:[^"]|"")*") (.+)', re.S)
+
+
+def _composite(t: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """``(head, [(field name or "", type), ...])`` of ``array(T)``, ``map(K, V)`` or
+    ``row(n T, ...)`` written exactly so (lower case, ``", "`` between items); else None."""
+    for head in ("array", "map", "row"):
+        if t.startswith(head + "(") and t.endswith(")"):
+            break
+    else:
+        return None
+    items = _split_items(t[len(head) + 1 : -1])
+    arity = {"array": 1, "map": 2}.get(head)
+    if items is None or (arity is not None and len(items) != arity):
+        return None
+    if head != "row":
+        return head, [("", i) for i in items]
+    fields = []
+    for item in items:
+        m = _FIELD.fullmatch(item)
+        if m is None or m.group(2) != m.group(2).lstrip():
+            return None
+        fields.append((m.group(1), m.group(2)))
+    return head, fields
+
+
+def _split_items(inner: str) -> list[str] | None:
+    """``inner`` split at its top-level ``", "`` (outside parentheses and quoted names), or
+    None where it is not balanced or an item is empty or has space around it."""
+    items, depth, start, quoted, i = [], 0, 0, False, 0
+    while i < len(inner):
+        c = inner[i]
+        if quoted:
+            quoted = c != '"'
+        elif c == '"':
+            quoted = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == "," and depth == 0:
+            if inner[i + 1 : i + 2] != " ":
+                return None
+            items.append(inner[start:i])
+            start = i + 2
+            i += 1
+        i += 1
+    items.append(inner[start:])
+    if quoted or depth != 0 or not all(i and i == i.strip() for i in items):
+        return None
+    return items
 
 
 def _scope(routine: Routine) -> dict[str, exp.DataType]:
