@@ -353,11 +353,17 @@ def spark_form(routine: Routine, body_tree: exp.Expr | None = None) -> SparkForm
     try:
         if isinstance(routine.body, Block):
             tree = lower_body(routine)
+            # A lowered body may hold one value at several places: sqlglot writes a copy.
+            private = False
         else:
             node = body_tree if body_tree is not None else parse_expression(routine.body.value.text)
             if node is None:
                 return SparkForm(None, "sqlglot cannot read the body")
             tree = rewrite(node, _scope(routine))
+            # rewrite's tree is a copy no one else holds: sqlglot may write it without another
+            # (a root still hanging from a replaced node is written from a copy, as sqlglot's
+            # own copy would have no parent).
+            private = tree.parent is None
         own = routine.name[-1].lower()
         for call in tree.find_all(exp.Anonymous):
             if str(call.name).lower() == own:
@@ -366,7 +372,9 @@ def spark_form(routine: Routine, body_tree: exp.Expr | None = None) -> SparkForm
                     f"the body calls {call.name}, the function's own name: Spark has neither "
                     "overloads nor recursive SQL functions",
                 )
-        return SparkForm(tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE))
+        return SparkForm(
+            tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=not private)
+        )
     except Refused as e:
         return SparkForm(None, e.reason)
     except RecursionError:
