@@ -6,11 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from translator.dialects.trino.routines import (
-    _grammar_reads,
-    _type_as_written,
-    routine_from_parts,
-)
+from translator.dialects.trino.routines import routine_from_parts
 from translator.dialects.trino.routines.syntax import parse_routine
 from translator.errors import TranslatorError
 
@@ -68,39 +64,3 @@ def test_corpus_shaped_routine() -> None:
     built = routine_from_parts("fn", params, "varchar", body, "")
     assert built == parse_routine(_statement("fn", params, "varchar", body))
     assert built.body.value.text == body  # type: ignore[union-attr]
-
-
-_LEAVES = st.sampled_from(
-    [
-        *("integer", "varchar", "decimal(18,2)", "timestamp(6) with time zone"),
-        *("double precision", "interval day to second", "x y", "bigint -- c", "", " date"),
-        *("array(", ")", "integer)"),
-    ]
-)
-_FIELD_NAMES = st.sampled_from(
-    [
-        *("a", "label", "row", "map", "array", "interval", "double", "with", "returns"),
-        *("comment", '"a b"', '"x, y"', '"p(q"', '"q"" r"', '"', "A", "1a", ""),
-    ]
-)
-
-
-def _composite_types() -> st.SearchStrategy[str]:
-    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-        field = st.tuples(_FIELD_NAMES, inner).map(lambda p: f"{p[0]} {p[1]}")
-        return st.one_of(
-            inner.map(lambda t: f"array({t})"),
-            st.tuples(inner, inner).map(lambda p: f"map({p[0]}, {p[1]})"),
-            st.lists(field, min_size=1, max_size=3).map(lambda f: f"row({', '.join(f)})"),
-            st.tuples(inner, inner).map(lambda p: f"row({p[0]},{p[1]})"),
-        )
-
-    return st.recursive(_LEAVES, extend, max_leaves=6)
-
-
-@settings(max_examples=300, deadline=None)
-@given(_composite_types())
-def test_type_judged_by_parts_as_by_the_grammar(type_text: str) -> None:
-    # A nested type is judged by its parts (cached) instead of a parse of its own: the answer
-    # must be the grammar's own.
-    assert _type_as_written(type_text) == _grammar_reads(type_text)

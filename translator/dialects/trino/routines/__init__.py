@@ -21,7 +21,6 @@ compile and emit call :func:`spark_body` for a Trino body's Spark form and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,6 +43,7 @@ from translator.dialects.trino.routines.syntax import (
     parse_routine,
     read_routine,
 )
+from translator.dialects.trino.routines.type_text import composite
 from translator.errors import (
     Position,
     RoutineError,
@@ -174,7 +174,7 @@ def _type_as_written(type_text: str) -> bool:
     wherever they stand, and a row field by what reading it alone after the same kind of type
     shows. Each part's answer is cached, so a row type seen once (most are) costs no parse of
     its own. Anything else is read by the grammar."""
-    parts = _composite(type_text)
+    parts = composite(type_text)
     if parts is None:
         return _grammar_reads(type_text)
     head, items = parts
@@ -201,68 +201,12 @@ def _grammar_reads(type_text: str) -> bool:
 def _first_kind(t: str) -> str:
     """A small type that starts with the same kind of token as ``t`` (a field name is told
     from a type by the token after it)."""
-    parts = _composite(t)
+    parts = composite(t)
     if parts is None:
         return t
     return {"array": "array(integer)", "map": "map(integer, integer)"}.get(
         parts[0], "row(a integer)"
     )
-
-
-#: A row field's name as :func:`translator.dialects.trino.lexical.quote_name` writes it.
-_FIELD = re.compile(r'([a-z_][a-z0-9_]*|"(?:[^"]|"")*") (.+)', re.S)
-
-
-def _composite(t: str) -> tuple[str, list[tuple[str, str]]] | None:
-    """``(head, [(field name or "", type), ...])`` of ``array(T)``, ``map(K, V)`` or
-    ``row(n T, ...)`` written exactly so (lower case, ``", "`` between items); else None."""
-    for head in ("array", "map", "row"):
-        if t.startswith(head + "(") and t.endswith(")"):
-            break
-    else:
-        return None
-    items = _split_items(t[len(head) + 1 : -1])
-    arity = {"array": 1, "map": 2}.get(head)
-    if items is None or (arity is not None and len(items) != arity):
-        return None
-    if head != "row":
-        return head, [("", i) for i in items]
-    fields = []
-    for item in items:
-        m = _FIELD.fullmatch(item)
-        if m is None or m.group(2) != m.group(2).lstrip():
-            return None
-        fields.append((m.group(1), m.group(2)))
-    return head, fields
-
-
-def _split_items(inner: str) -> list[str] | None:
-    """``inner`` split at its top-level ``", "`` (outside parentheses and quoted names), or
-    None where it is not balanced or an item is empty or has space around it."""
-    items, depth, start, quoted, i = [], 0, 0, False, 0
-    while i < len(inner):
-        c = inner[i]
-        if quoted:
-            quoted = c != '"'
-        elif c == '"':
-            quoted = True
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth < 0:
-                return None
-        elif c == "," and depth == 0:
-            if inner[i + 1 : i + 2] != " ":
-                return None
-            items.append(inner[start:i])
-            start = i + 2
-            i += 1
-        i += 1
-    items.append(inner[start:])
-    if quoted or depth != 0 or not all(i and i == i.strip() for i in items):
-        return None
-    return items
 
 
 def _scope(routine: Routine) -> dict[str, exp.DataType]:
