@@ -188,19 +188,28 @@ def sqlglot_type(t: IcebergType) -> Any:
     return None  # structs, fixed, geospatial, variant: left untyped
 
 
-def _typed_copy(ast: Any, types: Mapping[str, IcebergType], *, in_place: bool = False) -> Any:
+def _typed_copy(
+    ast: Any, types: Mapping[str, IcebergType], parameters: Sequence[str], *, in_place: bool = False
+) -> tuple[Any, set[str]]:
     """A copy of ``ast`` whose free references to parameters carry their types, so that
     sqlglot's generator can rewrite what depends on them (``CONCAT_WS`` into Trino needs to know
-    its arguments are strings) instead of refusing or casting defensively. ``in_place``: ``ast``
-    is a private copy already, typed without another."""
+    its arguments are strings) instead of refusing or casting defensively; and
+    :func:`parameter_references` of ``ast``, found in the same walk. ``in_place``: ``ast`` is a
+    private copy already, typed without another."""
     typed = ast if in_place else copy_tree(ast)
     lowered = {name.lower(): t for name, t in types.items()}
+    wanted = {p.lower() for p in parameters}
+    found: set[str] = set()
     references = []
     shadowed: set[str] = set()
     for node, in_query in _walk_scoped(typed):
         if isinstance(node, exp.Column):
-            if not node.table and not in_query and node.name.lower() in lowered:
-                references.append(node)
+            if not node.table:
+                name = node.name.lower()
+                if name in wanted:
+                    found.add(name)
+                if not in_query and name in lowered:
+                    references.append(node)
         elif isinstance(node, exp.Lambda):
             shadowed.update(i.name.lower() for i in node.expressions)
     for col in references:
@@ -210,7 +219,7 @@ def _typed_copy(ast: Any, types: Mapping[str, IcebergType], *, in_place: bool = 
         built = sqlglot_type(lowered[name])
         if built is not None:
             col.type = built.copy()
-    return typed
+    return typed, found
 
 
 def transpile_body(
@@ -265,7 +274,9 @@ def transpile_body(
             return Transpiled(None, prepared.reason)
         ast, kind, private = prepared.ast, "expression", prepared.private
     # Before sqlglot writes the tree (which may change a tree it is given to write in place).
-    before = parameter_references(ast, parameters) if ast is not None else None
+    before: set[str] | None = None
+    if ast is not None and (trino_to_spark or not parameter_types):
+        before = parameter_references(ast, parameters)
     try:
         if trino_to_spark:
             # Imported here: the Trino dialect itself uses this module (parse_body).
@@ -279,7 +290,7 @@ def transpile_body(
                 return Transpiled(None, form.reason)
             sql = form.sql
         elif parameter_types:
-            typed = _typed_copy(ast, parameter_types, in_place=private)
+            typed, before = _typed_copy(ast, parameter_types, parameters, in_place=private)
             sql = typed.sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
         else:
             sql = copy_tree(ast).sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)

@@ -51,9 +51,16 @@ def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
     tree = copy_tree(ast)
     if isinstance(tree, exp.Query) and not isinstance(tree, exp.Subquery):
         tree = exp.Subquery(this=tree)
-    ctes = {c.alias.lower() for c in tree.find_all(exp.CTE)}
+    # One walk (depth first, in order) finds what every step below looks for; a tree that
+    # holds no query (most bodies) is not walked again.
+    nodes = list(tree.walk(bfs=False))
+    ctes = {n.alias.lower() for n in nodes if isinstance(n, exp.CTE)}
     tables = sorted(
-        {_table_name(t) for t in tree.find_all(exp.Table) if _table_name(t).lower() not in ctes}
+        {
+            _table_name(t)
+            for t in nodes
+            if isinstance(t, exp.Table) and _table_name(t).lower() not in ctes
+        }
     )
     if tables:
         return QueryFree(
@@ -61,25 +68,30 @@ def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
             f"the body reads {'table' if len(tables) == 1 else 'tables'} {', '.join(tables)}, "
             "and a Trino function cannot hold a query ('Queries are not allowed in functions')",
         )
+    rewritten = False
     try:
         # Innermost first: an inner query that becomes an expression may let its outer one go.
-        for node in list(tree.walk(bfs=False))[::-1]:
+        for node in nodes[::-1]:
             if _is_query_expression(node):
                 replacement = _rewrite(node)
+                rewritten = True
                 if node is tree:
                     tree = replacement
                 else:
                     node.replace(replacement)
     except _Refused as e:
         return QueryFree(None, f"{e}, and a Trino function cannot hold a query")
+    if rewritten:
+        nodes = list(tree.walk(bfs=False))
     wanted = {p.lower() for p in parameters}
-    for col in list(tree.find_all(exp.Column)):
+    for col in [n for n in nodes if isinstance(n, exp.Column)]:
         if col.table and col.name.lower() in wanted and not col.args.get("db"):
             # Spark lets a body qualify a parameter with the function's name (f.x); with no
             # query left, nothing else can qualify it.
             col.replace(exp.column(col.this.copy()))
-    aggregate = next(iter(tree.find_all(exp.AggFunc, exp.Window)), None)
-    if aggregate is not None:
+    if any(isinstance(n, (exp.AggFunc, exp.Window)) for n in nodes):
+        # The first in breadth-first order, the one named since this refusal was written.
+        aggregate = next(iter(tree.find_all(exp.AggFunc, exp.Window)))
         return QueryFree(
             None,
             f"the body calls {aggregate.sql('spark')[:60]} (an aggregate or window function), "

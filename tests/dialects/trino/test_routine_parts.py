@@ -17,6 +17,8 @@ _TYPES = st.sampled_from(
         "array(bigint)",
         "map(varchar, array(double))",
         'row("a" bigint, "b c" varchar)',
+        "row(a bigint, b array(row(c date)))",
+        "row(row integer, map map(varchar, integer))",
         "decimal(10,2)",
         "timestamp(3) with time zone",
         "unknown",

@@ -83,7 +83,19 @@ def prepare_for_trino(ast: Any, parameters: Sequence[str]) -> QueryFree:
     if result.ast is None:
         return result
     tree = result.ast
-    for node in list(tree.find_all(exp.TimestampTrunc, exp.DateTrunc)):
+    # One walk, breadth first as ``find_all`` goes (the first refusal and the names a nested
+    # reduce gets depend on that order), instead of one per rewrite below.
+    truncs, schemas, calls, reduces = [], [], [], []
+    for node in tree.walk():
+        if isinstance(node, (exp.TimestampTrunc, exp.DateTrunc)):
+            truncs.append(node)
+        elif isinstance(node, (exp.CurrentSchema, exp.CurrentDatabase)):
+            schemas.append(node)
+        elif isinstance(node, exp.Anonymous):
+            calls.append(node)
+        elif isinstance(node, exp.Reduce):
+            reduces.append(node)
+    for node in truncs:
         units = _TRUNC_UNITS if isinstance(node, exp.DateTrunc) else _DATE_TRUNC_UNITS
         unit = node.args.get("unit")
         written = unit.name.upper() if isinstance(unit, (exp.Var, exp.Literal)) else None
@@ -102,28 +114,35 @@ def prepare_for_trino(ast: Any, parameters: Sequence[str]) -> QueryFree:
             if isinstance(unit, exp.Literal)
             else exp.var(trino_unit.upper()),
         )
-    for node in list(tree.find_all(exp.CurrentSchema, exp.CurrentDatabase)):
+    for node in schemas:
         # Trino's current_schema is a special form without parentheses.
         replacement = exp.var("CURRENT_SCHEMA")
         if node is tree:
             tree = replacement
         else:
             node.replace(replacement)
-    for node in tree.find_all(exp.Anonymous):
-        if str(node.this).lower() == "current_path":
+    for node in calls:
+        if str(node.this).lower() == "current_path" and _within(node, tree):
             return QueryFree(
                 None,
                 "the body calls current_path(): Spark's SQL path and Trino's path are not the "
                 "same list, so the result would differ",
             )
-    for node in list(tree.find_all(exp.Reduce)):
-        if node.args.get("finish") is None:
+    for node in reduces:
+        if node.args.get("finish") is None and _within(node, tree):
             state = _fresh_name(node, "state")
             node.set(
                 "finish",
                 exp.Lambda(this=exp.to_identifier(state), expressions=[exp.to_identifier(state)]),
             )
     return QueryFree(tree, private=result.private)
+
+
+def _within(node: Any, tree: Any) -> bool:
+    """Whether ``node`` is still part of ``tree`` (not inside a node replaced above)."""
+    while node.parent is not None:
+        node = node.parent
+    return node is tree
 
 
 def _fresh_name(node: Any, base: str) -> str:

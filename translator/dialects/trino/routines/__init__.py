@@ -43,6 +43,7 @@ from translator.dialects.trino.routines.syntax import (
     parse_routine,
     read_routine,
 )
+from translator.dialects.trino.routines.type_text import composite
 from translator.errors import (
     Position,
     RoutineError,
@@ -166,7 +167,28 @@ def _assembled(
 @lru_cache(maxsize=4096)
 def _type_as_written(type_text: str) -> bool:
     """Whether the grammar reads ``type_text`` as one type, as a parameter's and as the return
-    type, spanning exactly that text."""
+    type, spanning exactly that text.
+
+    ``array(T)``, ``map(K, V)`` and ``row(n1 T1, ...)``, spelled as the type writer spells them,
+    are judged by their parts: ``array(`` and ``map(`` are followed by a type in the grammar
+    wherever they stand, and a row field by what reading it alone after the same kind of type
+    shows. Each part's answer is cached, so a row type seen once (most are) costs no parse of
+    its own. Anything else is read by the grammar."""
+    parts = composite(type_text)
+    if parts is None:
+        return _grammar_reads(type_text)
+    head, items = parts
+    if head == "row":
+        return all(
+            _grammar_reads(f"row({name} {_first_kind(t)})") and _type_as_written(t)
+            for name, t in items
+        )
+    return all(_type_as_written(t) for _, t in items)
+
+
+@lru_cache(maxsize=4096)
+def _grammar_reads(type_text: str) -> bool:
+    """:func:`_type_as_written` by the grammar itself."""
     try:
         routine = parse_routine(
             f'CREATE FUNCTION "f"("x" {type_text}) RETURNS {type_text}\nRETURN x'
@@ -174,6 +196,17 @@ def _type_as_written(type_text: str) -> bool:
     except (TranslatorError, ValueError):
         return False
     return routine.return_type == type_text and routine.parameters[0][1] == type_text
+
+
+def _first_kind(t: str) -> str:
+    """A small type that starts with the same kind of token as ``t`` (a field name is told
+    from a type by the token after it)."""
+    parts = composite(t)
+    if parts is None:
+        return t
+    return {"array": "array(integer)", "map": "map(integer, integer)"}.get(
+        parts[0], "row(a integer)"
+    )
 
 
 def _scope(routine: Routine) -> dict[str, exp.DataType]:
@@ -264,11 +297,17 @@ def spark_form(routine: Routine, body_tree: exp.Expr | None = None) -> SparkForm
     try:
         if isinstance(routine.body, Block):
             tree = lower_body(routine)
+            # A lowered body may hold one value at several places: sqlglot writes a copy.
+            private = False
         else:
             node = body_tree if body_tree is not None else parse_expression(routine.body.value.text)
             if node is None:
                 return SparkForm(None, "sqlglot cannot read the body")
             tree = rewrite(node, _scope(routine))
+            # rewrite's tree is a copy no one else holds: sqlglot may write it without another
+            # (a root still hanging from a replaced node is written from a copy, as sqlglot's
+            # own copy would have no parent).
+            private = tree.parent is None
         own = routine.name[-1].lower()
         for call in tree.find_all(exp.Anonymous):
             if str(call.name).lower() == own:
@@ -277,7 +316,9 @@ def spark_form(routine: Routine, body_tree: exp.Expr | None = None) -> SparkForm
                     f"the body calls {call.name}, the function's own name: Spark has neither "
                     "overloads nor recursive SQL functions",
                 )
-        return SparkForm(tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE))
+        return SparkForm(
+            tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=not private)
+        )
     except Refused as e:
         return SparkForm(None, e.reason)
     except RecursionError:

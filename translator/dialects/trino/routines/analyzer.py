@@ -153,8 +153,21 @@ class _Facts:
     unknown: bool = False
 
 
-def _lambda_names(node: exp.Expr) -> set[str]:
-    return {i.name.lower() for lam in node.find_all(exp.Lambda) for i in lam.expressions}
+def _parts(node: exp.Expr) -> tuple[list[exp.Column], set[str] | None, list[exp.Func]]:
+    """The columns of ``node`` (breadth first, as Trino's first unknown name is the one
+    reported), its lambdas' variables (None without a lambda) and its calls: one walk."""
+    columns: list[exp.Column] = []
+    lambdas: set[str] | None = None
+    calls: list[exp.Func] = []
+    for n in node.walk():
+        if isinstance(n, exp.Column):
+            columns.append(n)
+        if isinstance(n, exp.Func):
+            calls.append(n)
+        if isinstance(n, exp.Lambda):
+            lambdas = lambdas if lambdas is not None else set()
+            lambdas.update(i.name.lower() for i in n.expressions)
+    return columns, lambdas, calls
 
 
 def _function_name(node: exp.Expr) -> str:
@@ -404,17 +417,23 @@ class _Analyzer:
         if node is None:
             self.facts.unknown = True
             return None
-        self.names(node, e, masked, scope.variables)
-        self.calls(node)
+        columns, lambdas, calls = _parts(node)
+        self.names(columns, lambdas, e, masked, scope.variables)
+        self.calls(calls, lambdas is not None)
         return type_of(node, scope.variables)
 
     def names(
-        self, node: exp.Expr, e: s.Expr, masked: str, variables: Mapping[str, object]
+        self,
+        columns: list[exp.Column],
+        lambdas: set[str] | None,
+        e: s.Expr,
+        masked: str,
+        variables: Mapping[str, object],
     ) -> None:
-        lambdas = _lambda_names(node)
-        for col in node.find_all(exp.Column):
+        lambda_names = lambdas or set()
+        for col in columns:
             name = (col.table or col.name).lower()
-            if name in variables or name in lambdas or col.args.get("db"):
+            if name in variables or name in lambda_names or col.args.get("db"):
                 continue
             raise self.reject(
                 "COLUMN_NOT_FOUND",
@@ -422,10 +441,10 @@ class _Analyzer:
                 e.offset + _find_name(masked, col.table or col.name),
             )
 
-    def calls(self, node: exp.Expr) -> None:
-        if any(True for _ in node.find_all(exp.Lambda)):
+    def calls(self, calls: list[exp.Func], lambdas: bool) -> None:
+        if lambdas:
             self.facts.unknown = True
-        for call in node.find_all(exp.Func):
+        for call in calls:
             if isinstance(call, exp.Cast | exp.TryCast | exp.Case | exp.If | exp.Array):
                 continue
             name = _function_name(call)

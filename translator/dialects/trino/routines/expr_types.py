@@ -20,6 +20,9 @@ from collections.abc import Mapping
 from functools import cache
 
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from translator.dialects.trino.routines.type_text import composite
 
 __all__ = [
     "INTEGER_TYPES",
@@ -42,8 +45,77 @@ _TEXT = (T.VARCHAR, T.CHAR)
 
 @cache
 def parse_type(text: str) -> exp.DataType:
-    """A Trino type as written (``varchar(4)``, ``row(a int)``) as a sqlglot type."""
-    return exp.DataType.build(text, dialect="trino")
+    """A Trino type as written (``varchar(4)``, ``row(a int)``) as a sqlglot type.
+
+    A nested type spelled as the type writer spells it is put together from its parts' types
+    (:mod:`.type_text`), each read by sqlglot once, as sqlglot's own reading of the whole would
+    put them together: most row types are seen once, their parts many times."""
+    composed = _composed(text)
+    return composed if composed is not None else exp.DataType.build(text, dialect="trino")
+
+
+def _composed(text: str) -> exp.DataType | None:
+    parts = composite(text)
+    if parts is None:
+        return None
+    head, items = parts
+    children = []
+    for _, t in items:
+        child = _composed(t) if composite(t) is not None else _part(t)
+        if child is None:
+            return None  # the whole text is read by sqlglot: its reading, its error
+        children.append(child)
+    if head != "row":
+        dtype = T.ARRAY if head == "array" else T.MAP
+        return exp.DataType(this=dtype, expressions=children, nested=True)
+    fields = []
+    for (name, _), kind in zip(items, children, strict=True):
+        field = _row_field(name)
+        if field is None:
+            return None
+        field.set("kind", kind)
+        fields.append(field)
+    return exp.DataType(this=T.STRUCT, expressions=fields, nested=True)
+
+
+def _part(text: str) -> exp.DataType | None:
+    """A fresh copy of the type ``text`` as sqlglot reads it inside a nested type (alone, it
+    may read a little differently: ``unknown`` has no ``nested`` flag there)."""
+    part = _part_read(text)
+    return None if part is None else part.copy()
+
+
+@cache
+def _part_read(text: str) -> exp.DataType | None:
+    try:
+        t = exp.DataType.build(f"array({text})", dialect="trino")
+    except (SqlglotError, ValueError):
+        return None
+    if t.this != T.ARRAY or len(t.expressions) != 1:
+        return None
+    part = t.expressions[0]
+    return part if isinstance(part, exp.DataType) else None
+
+
+def _row_field(name: str) -> exp.ColumnDef | None:
+    """A fresh copy of the field ``name`` as sqlglot reads it in a row type (None where that
+    reading is not one plain field)."""
+    field = _row_field_read(name)
+    return None if field is None else field.copy()
+
+
+@cache
+def _row_field_read(name: str) -> exp.ColumnDef | None:
+    try:
+        t = exp.DataType.build(f"row({name} integer)", dialect="trino")
+    except (SqlglotError, ValueError):
+        return None
+    if t.this != T.STRUCT or len(t.expressions) != 1:
+        return None
+    field = t.expressions[0]
+    if not isinstance(field, exp.ColumnDef) or field.args.get("kind") != parse_type("integer"):
+        return None
+    return field
 
 
 def display(t: exp.DataType) -> str:

@@ -29,6 +29,7 @@ Every expression is read with sqlglot and made to mean in Spark what it means in
 
 from __future__ import annotations
 
+from functools import cache
 from typing import cast
 
 from sqlglot import exp
@@ -74,8 +75,18 @@ class _Lowering:
     def __init__(self, routine: s.Routine) -> None:
         self.r = routine
         self.counter = 0
-        self.return_type: exp.DataType = parse_type(routine.return_type)
+        #: The Trino type text each type object of this lowering was read from (by id: they
+        #: are parse_type's, alive as long as its cache), so that a cast finds its Spark type
+        #: by text (:func:`_spark_type_of`) instead of writing and reading the type again.
+        self.type_texts: dict[int, str] = {}
+        self.return_type: exp.DataType = self.trino_type(routine.return_type)
+        self.trino_type("bigint")  # the type of loop counters (:mod:`.loops`)
         self.unbounded_depth: int = 0
+
+    def trino_type(self, text: str) -> exp.DataType:
+        t = parse_type(text)
+        self.type_texts[id(t)] = text
+        return t
 
     def lowerer(self) -> Lowerer:
         """This lowering as :mod:`.loops` sees it (mypy does not match the protocol itself)."""
@@ -90,7 +101,7 @@ class _Lowering:
         types: dict[str, exp.DataType] = {}
         for name, type_text in self.r.parameters:
             try:
-                types[name.value.lower()] = parse_type(type_text)
+                types[name.value.lower()] = self.trino_type(type_text)
             except (SqlglotError, ValueError):
                 raise Refused(f"sqlglot cannot read the type {type_text}") from None
             values[name.value.lower()] = exp.column(
@@ -142,7 +153,12 @@ class _Lowering:
 
     def cast(self, value: exp.Expr, t: exp.DataType) -> exp.Expr:
         """``CAST(value AS <Spark type of t>)``, unless ``value`` is such a cast already."""
-        to = exp.DataType.build(spark_type(t), dialect="spark")
+        text = self.type_texts.get(id(t))
+        to = (
+            _spark_type_of(text).copy()
+            if text is not None
+            else exp.DataType.build(spark_type(t), dialect="spark")
+        )
         if isinstance(value, exp.Cast) and value.args.get("to") == to:
             return value
         return exp.Cast(this=value, to=to)
@@ -185,7 +201,7 @@ class _Lowering:
         outer = set(frame.values)
         inner = frame
         for d in block.declarations:
-            t = parse_type(d.type)
+            t = self.trino_type(d.type)
             for name in d.names:
                 if d.default is not None:  # evaluated with the block's earlier declarations
                     value = self.typed_value(d.default, inner, t)
@@ -290,3 +306,9 @@ def _fill(tree: exp.Expr, rest: exp.Expr | None) -> exp.Expr:
         p.replace(rest)
         break
     return tree
+
+
+@cache
+def _spark_type_of(trino_type: str) -> exp.DataType:
+    """The Spark type a value of the Trino type ``trino_type`` is cast to (callers copy it)."""
+    return exp.DataType.build(spark_type(parse_type(trino_type)), dialect="spark")

@@ -193,7 +193,7 @@ def _divide(n: exp.Div, types: Mapping[int, exp.DataType | None]) -> exp.Expr | 
     if kinds and kinds <= set(INTEGER_TYPES):
         result = _wider(left, right)
         quotient = exp.IntDiv(this=_paren(n.this), expression=_paren(n.expression))
-        return exp.Cast(this=quotient, to=result)
+        return exp.Cast(this=quotient, to=result.copy())  # a type may be shared (cached)
     if kinds & {T.DOUBLE, T.FLOAT}:
         return None
     raise Refused(

@@ -1,0 +1,72 @@
+"""Trino type texts as the type writer spells them (``array(T)``, ``map(K, V)``,
+``row(name T, ...)``), split into their parts.
+
+A nested type is judged part by part (does the grammar read it as written? what is its sqlglot
+type?), each part's answer cached: most row types of a migration are seen once, their parts
+(``bigint``, a field name) many times. A text not spelled exactly so is left to the whole-text
+path by its callers.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["composite"]
+
+#: A row field's name as :func:`translator.dialects.trino.lexical.quote_name` writes it.
+_FIELD = re.compile(r'([a-z_][a-z0-9_]*|"(?:[^"]|"")*") (.+)', re.S)
+
+
+def composite(t: str) -> tuple[str, list[tuple[str, str]]] | None:
+    """``(head, [(field name or "", type), ...])`` of ``array(T)``, ``map(K, V)`` or
+    ``row(n T, ...)`` written exactly so (lower case, ``", "`` between items, no comment: a
+    part read alone ends where its comment would swallow the rest of the whole); else None."""
+    if "--" in t or "/*" in t:
+        return None
+    for head in ("array", "map", "row"):
+        if t.startswith(head + "(") and t.endswith(")"):
+            break
+    else:
+        return None
+    items = _split_items(t[len(head) + 1 : -1])
+    arity = {"array": 1, "map": 2}.get(head)
+    if items is None or (arity is not None and len(items) != arity):
+        return None
+    if head != "row":
+        return head, [("", i) for i in items]
+    fields = []
+    for item in items:
+        m = _FIELD.fullmatch(item)
+        if m is None or m.group(2) != m.group(2).lstrip():
+            return None
+        fields.append((m.group(1), m.group(2)))
+    return head, fields
+
+
+def _split_items(inner: str) -> list[str] | None:
+    """``inner`` split at its top-level ``", "`` (outside parentheses and quoted names), or
+    None where it is not balanced or an item is empty or has space around it."""
+    items, depth, start, quoted, i = [], 0, 0, False, 0
+    while i < len(inner):
+        c = inner[i]
+        if quoted:
+            quoted = c != '"'
+        elif c == '"':
+            quoted = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == "," and depth == 0:
+            if inner[i + 1 : i + 2] != " ":
+                return None
+            items.append(inner[start:i])
+            start = i + 2
+            i += 1
+        i += 1
+    items.append(inner[start:])
+    if quoted or depth != 0 or not all(i and i == i.strip() for i in items):
+        return None
+    return items
