@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from tests.warehouse.helpers import (
     CREATE_DOUBLE,
     CREATE_INT,
@@ -17,6 +19,7 @@ from tests.warehouse.helpers import (
     small_doc,
     warehouse,
 )
+from translator.metadata import dump_metadata
 from translator.warehouse import (
     CACHE_ENV,
     MetadataCache,
@@ -52,6 +55,69 @@ def test_what_apply_returns_shares_nothing_with_the_cache(tmp_path: Path) -> Non
         d.versions.clear()
     loaded = wh.load("add_one").metadata  # the same file, from the cache
     assert [len(d.versions) for d in loaded.definitions] == [1, 1]
+
+
+def _vandalize(value: Any) -> None:
+    """Change everything reachable from ``value`` in place: strings, numbers, lists, dicts."""
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            child = getattr(value, name)
+            _vandalize(child)
+            if isinstance(child, str):
+                object.__setattr__(value, name, child + "!")
+            elif isinstance(child, int) and not isinstance(child, bool):
+                object.__setattr__(value, name, child + 1000)
+        _vandalize(value.model_extra)
+        value.model_fields_set.clear()
+    elif isinstance(value, list):
+        for item in value:
+            _vandalize(item)
+        value.append(None)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _vandalize(item)
+        value["vandalized"] = "yes"
+
+
+def test_nothing_apply_or_a_read_returns_can_change_the_cache(tmp_path: Path) -> None:
+    """Merge shares what a statement did not change with the metadata it merged into, which in
+    a warehouse is the cache's: what apply and the reads hand out must be copies all the same,
+    whatever the caller does to them."""
+    wh = warehouse(tmp_path)
+    wh.apply(CREATE_INT + CREATE_DOUBLE, "trino").raise_for_errors()
+    first = (tmp_path / "default" / "add_one" / "metadata").iterdir()
+    (path,) = [p for p in first if p.name.endswith(".metadata.json")]
+    on_disk = path.read_text()
+    assert dump_metadata(wh.load("add_one", copy=False).metadata) == on_disk
+
+    unchanged = wh.apply(CREATE_INT, "trino").raise_for_errors()
+    assert [c.action for c in unchanged.changes] == ["unchanged"]
+    planned = wh.apply(replace_int(2), "trino", dry_run=True).raise_for_errors()
+    handed_out = [
+        *unchanged.functions.values(),
+        *planned.functions.values(),
+        wh.load("add_one").metadata,
+        wh.at("add_one").metadata,
+        wh.at("add_one", log_entry=1).metadata,
+        wh.history("add_one")[0].metadata,
+    ]
+    for meta in handed_out:
+        _vandalize(meta)
+    assert dump_metadata(wh.load("add_one", copy=False).metadata) == on_disk
+    assert [c.action for c in wh.apply(CREATE_INT, "trino").raise_for_errors().changes] == [
+        "unchanged"
+    ]
+
+    committed = wh.apply(replace_int(3), "trino").raise_for_errors()
+    for meta in committed.functions.values():
+        _vandalize(meta)
+    latest = wh.load("add_one", copy=False)
+    assert dump_metadata(latest.metadata) == (tmp_path / latest.path).read_text()
+    assert current_body(latest) == "x + 3"
+    assert path.read_text() == on_disk
+    assert [c.action for c in wh.apply(replace_int(3), "trino").raise_for_errors().changes] == [
+        "unchanged"
+    ]
 
 
 def test_cache_key_includes_mtime_and_size(tmp_path: Path) -> None:
