@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError, to_json
 
 from translator.metadata.model import UdfMetadata
 
@@ -36,6 +38,29 @@ def _value_to_json(value: Any) -> Any:
     return value
 
 
+#: The end of a line of 2-space-indented JSON whose value is a non-integer number: a line's last
+#: value is a string (ends in ``"``), a bracket, ``true``/``false``/``null``, or a number.
+_FLOAT_AT_LINE_END = re.compile(
+    r"(?:\.\d+(?:[eE][-+]?\d+)?|[eE][-+]?\d+|NaN|Infinity),?$", re.MULTILINE
+)
+
+
 def dump_metadata(metadata: UdfMetadata) -> str:
-    """The file text: spec key order, 2-space indent, UTF-8 kept as is, trailing newline."""
-    return json.dumps(metadata_to_json(metadata), indent=2, ensure_ascii=False) + "\n"
+    """The file text: spec key order, 2-space indent, UTF-8 kept as is, trailing newline.
+
+    The text is ``json.dumps(value, indent=2, ensure_ascii=False)``, which in CPython runs the
+    pure-Python encoder whenever an indent is asked for (several times slower than the value's
+    walk; most of a commit into a long history). pydantic-core's encoder writes the same bytes
+    for every value metadata holds (strings with the same escapes, integers of any size, the
+    same layout) except some floats (``1e-07`` vs ``1e-7``), which only unknown keys can hold:
+    a text with a non-integer number in it, or one pydantic-core refuses (a lone surrogate), is
+    written by ``json.dumps`` as before.
+    """
+    value = metadata_to_json(metadata)
+    try:
+        text = to_json(value, indent=2).decode("utf-8")
+    except PydanticSerializationError:
+        text = None
+    if text is None or _FLOAT_AT_LINE_END.search(text) is not None:
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+    return text + "\n"
