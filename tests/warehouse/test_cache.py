@@ -19,7 +19,7 @@ from tests.warehouse.helpers import (
     small_doc,
     warehouse,
 )
-from translator.metadata import dump_metadata
+from translator.metadata import dump_metadata, load_metadata
 from translator.warehouse import (
     CACHE_ENV,
     MetadataCache,
@@ -143,3 +143,23 @@ def test_cache_switches_off(tmp_path: Path, monkeypatch: Any) -> None:
     assert Warehouse(tmp_path).cache is not None
     uncached = Warehouse(tmp_path, cache=False)
     assert current_body(uncached.load("f")) == "one + 1"
+
+
+def test_the_cache_is_bounded_by_the_size_of_its_entries() -> None:
+    """Many small files stay cached (a migration's report reads them all back); long histories
+    push others out, and the newest entry is kept whatever its size."""
+    small = load_metadata(small_doc(UUID_A, "one", [T0]))  # 1 version, 1 log entry: weight 3
+    big = load_metadata(small_doc(UUID_A, "one", [T0 + i for i in range(10)]))  # weight 21
+    cache = MetadataCache(max_entries=100, max_weight=30)
+    for i in range(10):
+        cache.put(i, small)
+    assert len(cache) == 10
+    cache.put("big", big)
+    assert len(cache) == 4 and cache.get("big") is big and cache.get(7) is small
+    assert cache.get(6) is None
+    cache.put("bigger", load_metadata(small_doc(UUID_A, "one", [T0 + i for i in range(20)])))
+    assert len(cache) == 1 and cache.get("bigger") is not None
+    counted = MetadataCache(max_entries=2)
+    for i in range(5):
+        counted.put(i, small)
+    assert len(counted) == 2 and counted.get(4) is small and counted.get(2) is None
