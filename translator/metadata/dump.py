@@ -14,27 +14,51 @@ from translator.metadata.model import UdfMetadata
 __all__ = ["dump_metadata", "metadata_to_json"]
 
 
+#: Values written as they are (checked by exact type: the common case, without the calls).
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+
+#: Per model class, its fields as (attribute, JSON key), in declaration (spec) order.
+_FIELDS: dict[type[BaseModel], tuple[tuple[str, str], ...]] = {}
+
+
+def _fields_of(cls: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    fields = tuple((name, info.alias or name) for name, info in cls.model_fields.items())
+    _FIELDS[cls] = fields
+    return fields
+
+
 def metadata_to_json(model: BaseModel) -> dict[str, Any]:
-    """The JSON value of ``model``: set fields in declaration (spec) order, then unknown keys."""
+    """The JSON value of ``model``: set fields in declaration (spec) order, then unknown keys.
+
+    A commit writes the whole history, so this walk is per node of a long history: it reads
+    the model's own attribute dict and its fields' keys once per class, and hands plain values
+    through without a call.
+    """
+    cls = type(model)
+    fields = _FIELDS.get(cls) or _fields_of(cls)
+    values = model.__dict__
+    fields_set = model.__pydantic_fields_set__
     out: dict[str, Any] = {}
-    fields_set = model.model_fields_set
-    for name, info in type(model).model_fields.items():
-        value = getattr(model, name)
-        if name not in fields_set or value is None:  # no spec field is nullable: None is absent
-            continue
-        out[info.alias or name] = _value_to_json(value)
-    for key, value in (model.model_extra or {}).items():
-        out[key] = _value_to_json(value)
+    for name, key in fields:
+        if name in fields_set:
+            value = values[name]
+            if value is not None:  # no spec field is nullable: None is absent
+                out[key] = value if type(value) in _SCALARS else _value_to_json(value)
+    extra = model.__pydantic_extra__
+    if extra:
+        for key, value in extra.items():
+            out[key] = value if type(value) in _SCALARS else _value_to_json(value)
     return out
 
 
 def _value_to_json(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return metadata_to_json(value)
+    scalars = _SCALARS
     if isinstance(value, list):
-        return [_value_to_json(v) for v in value]
+        return [v if type(v) in scalars else _value_to_json(v) for v in value]
     if isinstance(value, dict):
-        return {k: _value_to_json(v) for k, v in value.items()}
+        return {k: v if type(v) in scalars else _value_to_json(v) for k, v in value.items()}
     return value
 
 
