@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import re
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel
@@ -15,7 +16,11 @@ __all__ = ["dump_metadata", "metadata_to_json"]
 
 
 #: Values written as they are (checked by exact type: the common case, without the calls).
-_SCALARS = frozenset({str, int, bool, float, type(None)})
+#: Anything else that is not a model, list or dict (a float, a tuple...) is :func:`_unusual`.
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+#: Set by :func:`dump_metadata` while it walks a model: the unusual values the walk met.
+_unusual_seen: ContextVar[list[object] | None] = ContextVar("unusual_seen", default=None)
 
 #: Per model class, its fields as (attribute, JSON key), in declaration (spec) order.
 _FIELDS: dict[type[BaseModel], tuple[tuple[str, str], ...]] = {}
@@ -58,15 +63,19 @@ def _value_to_json(value: Any) -> Any:
     if isinstance(value, list):
         return [v if type(v) in scalars else _value_to_json(v) for v in value]
     if isinstance(value, dict):
+        if not all(type(k) is str for k in value):
+            _unusual(value)
         return {k: v if type(v) in scalars else _value_to_json(v) for k, v in value.items()}
+    _unusual(value)
     return value
 
 
-#: The end of a line of 2-space-indented JSON whose value is a non-integer number: a line's last
-#: value is a string (ends in ``"``), a bracket, ``true``/``false``/``null``, or a number.
-_FLOAT_AT_LINE_END = re.compile(
-    r"(?:\.\d+(?:[eE][-+]?\d+)?|[eE][-+]?\d+|NaN|Infinity),?$", re.MULTILINE
-)
+def _unusual(value: object) -> None:
+    """Note a value pydantic-core might write otherwise than json.dumps (rare: only unknown
+    keys can hold a float)."""
+    seen = _unusual_seen.get()
+    if seen is not None:
+        seen.append(value)
 
 
 def dump_metadata(metadata: UdfMetadata) -> str:
@@ -75,16 +84,22 @@ def dump_metadata(metadata: UdfMetadata) -> str:
     The text is ``json.dumps(value, indent=2, ensure_ascii=False)``, which in CPython runs the
     pure-Python encoder whenever an indent is asked for (several times slower than the value's
     walk; most of a commit into a long history). pydantic-core's encoder writes the same bytes
-    for every value metadata holds (strings with the same escapes, integers of any size, the
-    same layout) except some floats (``1e-07`` vs ``1e-7``), which only unknown keys can hold:
-    a text with a non-integer number in it, or one pydantic-core refuses (a lone surrogate), is
-    written by ``json.dumps`` as before.
+    for a value made of strings, integers, booleans, nulls, lists and objects with string keys
+    (the same escapes, integers of any size, the same layout), but not for some floats
+    (``1e-07`` vs ``1e-7``), which only unknown keys can hold. A value holding anything else
+    (noted during the walk), or one pydantic-core refuses (a lone surrogate), is written by
+    ``json.dumps`` as before.
     """
-    value = metadata_to_json(metadata)
+    seen: list[object] = []
+    token = _unusual_seen.set(seen)
     try:
-        text = to_json(value, indent=2).decode("utf-8")
-    except PydanticSerializationError:
-        text = None
-    if text is None or _FLOAT_AT_LINE_END.search(text) is not None:
+        value = metadata_to_json(metadata)
+    finally:
+        _unusual_seen.reset(token)
+    text = None
+    if not seen:
+        with contextlib.suppress(PydanticSerializationError):
+            text = to_json(value, indent=2).decode("utf-8")
+    if text is None:
         text = json.dumps(value, indent=2, ensure_ascii=False)
     return text + "\n"
