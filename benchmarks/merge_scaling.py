@@ -14,10 +14,10 @@ Timed per size (median of a few runs), through the public entry point
 * ``replace`` -- ``CREATE OR REPLACE`` of an existing signature with a new body (``new-version``);
 * ``unchanged`` -- the same statement again (deploying twice changes nothing);
 
-and, for comparison, two costs of the same size that a warehouse adds around a merge: the deep
-copy it makes of a file's metadata (``deep_copy``: ``Warehouse.load`` and ``apply`` never hand
-out the cache's objects) and writing the result (``dump_metadata``). The merge itself copies
-only what a statement changes.
+and, for comparison, two costs of the same size: the deep copy of a file's metadata
+(``deep_copy``: what ``Warehouse.load`` hands out, and what ``apply``'s result copies of a
+function when the caller reads it; the commit itself no longer copies) and writing the result
+(``dump_metadata``). The merge itself copies only what a statement changes.
 
 Run by :mod:`benchmarks.run`; prints one JSON document.
 """
@@ -182,8 +182,8 @@ def measure(shape: str, n: int, repeat: int) -> dict[str, Any]:
 
 def warehouse_commit(shape: str, n: int, repeat: int) -> dict[str, Any]:
     """``Warehouse.apply`` of one statement into a function whose current file holds the big
-    metadata: what a user's commit costs (read through the cache, private copy, merge,
-    validation, the file written and synced). A fresh warehouse per size; each repetition adds
+    metadata: what a user's commit costs (read through the cache, merge, validation, the file
+    written and synced). A fresh warehouse per size; each repetition adds
     another overload or version, so the metadata grows by one per step (nothing at this scale)."""
     import tempfile
 

@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 from syrupy.assertion import SnapshotAssertion
 
@@ -195,6 +197,31 @@ def test_deep_copy_is_a_whole_independent_copy() -> None:
     assert copied.model_fields_set == model.model_fields_set
     originals = {id(x) for x in _containers(model, [])}
     assert not originals & {id(x) for x in _containers(copied, [])}
+
+
+_JSON_TEXT = st.text(st.sampled_from('a"\\\n\x00\x1f\x7f é😀\u2028:,.1e-{}[]\ud800'), max_size=8)
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | _JSON_TEXT,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(_JSON_TEXT, children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(extra=_JSON)
+def test_dump_writes_what_json_dumps_writes(extra: Any) -> None:
+    """The file text is json.dumps's (indent 2, UTF-8 kept) byte for byte, whatever unknown keys
+    hold: floats, huge integers, escapes, lone surrogates (pydantic-core writes most of it)."""
+    model = load_metadata(json.dumps(MINIMAL))
+    model.definitions[0].__pydantic_extra__["x-value"] = extra  # type: ignore[index]
+    expected = json.dumps(metadata_to_json(model), indent=2, ensure_ascii=False) + "\n"
+    assert dump_metadata(model) == expected
 
 
 def test_unknown_representation_is_kept_whole() -> None:

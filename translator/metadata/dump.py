@@ -2,40 +2,104 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError, to_json
 
 from translator.metadata.model import UdfMetadata
 
 __all__ = ["dump_metadata", "metadata_to_json"]
 
 
+#: Values written as they are (checked by exact type: the common case, without the calls).
+#: Anything else that is not a model, list or dict (a float, a tuple...) is :func:`_unusual`.
+_SCALARS = frozenset({str, int, bool, type(None)})
+
+#: Set by :func:`dump_metadata` while it walks a model: the unusual values the walk met.
+_unusual_seen: ContextVar[list[object] | None] = ContextVar("unusual_seen", default=None)
+
+#: Per model class, its fields as (attribute, JSON key), in declaration (spec) order.
+_FIELDS: dict[type[BaseModel], tuple[tuple[str, str], ...]] = {}
+
+
+def _fields_of(cls: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    fields = tuple((name, info.alias or name) for name, info in cls.model_fields.items())
+    _FIELDS[cls] = fields
+    return fields
+
+
 def metadata_to_json(model: BaseModel) -> dict[str, Any]:
-    """The JSON value of ``model``: set fields in declaration (spec) order, then unknown keys."""
+    """The JSON value of ``model``: set fields in declaration (spec) order, then unknown keys.
+
+    A commit writes the whole history, so this walk is per node of a long history: it reads
+    the model's own attribute dict and its fields' keys once per class, and hands plain values
+    through without a call.
+    """
+    cls = type(model)
+    fields = _FIELDS.get(cls) or _fields_of(cls)
+    values = model.__dict__
+    fields_set = model.__pydantic_fields_set__
     out: dict[str, Any] = {}
-    fields_set = model.model_fields_set
-    for name, info in type(model).model_fields.items():
-        value = getattr(model, name)
-        if name not in fields_set or value is None:  # no spec field is nullable: None is absent
-            continue
-        out[info.alias or name] = _value_to_json(value)
-    for key, value in (model.model_extra or {}).items():
-        out[key] = _value_to_json(value)
+    for name, key in fields:
+        if name in fields_set:
+            value = values[name]
+            if value is not None:  # no spec field is nullable: None is absent
+                out[key] = value if type(value) in _SCALARS else _value_to_json(value)
+    extra = model.__pydantic_extra__
+    if extra:
+        for key, value in extra.items():
+            out[key] = value if type(value) in _SCALARS else _value_to_json(value)
     return out
 
 
 def _value_to_json(value: Any) -> Any:
     if isinstance(value, BaseModel):
         return metadata_to_json(value)
+    scalars = _SCALARS
     if isinstance(value, list):
-        return [_value_to_json(v) for v in value]
+        return [v if type(v) in scalars else _value_to_json(v) for v in value]
     if isinstance(value, dict):
-        return {k: _value_to_json(v) for k, v in value.items()}
+        if not all(type(k) is str for k in value):
+            _unusual(value)
+        return {k: v if type(v) in scalars else _value_to_json(v) for k, v in value.items()}
+    _unusual(value)
     return value
 
 
+def _unusual(value: object) -> None:
+    """Note a value pydantic-core might write otherwise than json.dumps (rare: only unknown
+    keys can hold a float)."""
+    seen = _unusual_seen.get()
+    if seen is not None:
+        seen.append(value)
+
+
 def dump_metadata(metadata: UdfMetadata) -> str:
-    """The file text: spec key order, 2-space indent, UTF-8 kept as is, trailing newline."""
-    return json.dumps(metadata_to_json(metadata), indent=2, ensure_ascii=False) + "\n"
+    """The file text: spec key order, 2-space indent, UTF-8 kept as is, trailing newline.
+
+    The text is ``json.dumps(value, indent=2, ensure_ascii=False)``, which in CPython runs the
+    pure-Python encoder whenever an indent is asked for (several times slower than the value's
+    walk; most of a commit into a long history). pydantic-core's encoder writes the same bytes
+    for a value made of strings, integers, booleans, nulls, lists and objects with string keys
+    (the same escapes, integers of any size, the same layout), but not for some floats
+    (``1e-07`` vs ``1e-7``), which only unknown keys can hold. A value holding anything else
+    (noted during the walk), or one pydantic-core refuses (a lone surrogate), is written by
+    ``json.dumps`` as before.
+    """
+    seen: list[object] = []
+    token = _unusual_seen.set(seen)
+    try:
+        value = metadata_to_json(metadata)
+    finally:
+        _unusual_seen.reset(token)
+    text = None
+    if not seen:
+        with contextlib.suppress(PydanticSerializationError):
+            text = to_json(value, indent=2).decode("utf-8")
+    if text is None:
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+    return text + "\n"

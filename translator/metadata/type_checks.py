@@ -4,6 +4,7 @@ struct field names that keep a definition-id unambiguous."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from translator.metadata.problems import Report, get_field, kind_of, objects_in
@@ -109,8 +110,27 @@ def _walk_struct(value: dict[str, Any], path: str, r: Report, id_safe: bool) -> 
             r.add(f"{where}.type", "required field is missing")
 
 
+@lru_cache(maxsize=4096)
+def _string_type(text: str) -> tuple[tuple[str, str] | None, IcebergType | None]:
+    """:func:`check_type` of a type string: its problem (a path suffix and a message) or its
+    type. A pure function of the text, and every result is immutable (frozen primitive types):
+    kept per text, since a document names the same few type strings thousands of times."""
+    problem = _type_string_problem(text)
+    if problem:
+        return ("", problem), None
+    try:
+        return None, parse_type_string(text)
+    except TypeParseError as e:  # the check should have caught it; keep the report honest
+        return (e.path, e.message), None
+
+
 def check_type(value: object, path: str, r: Report, *, id_safe: bool) -> IcebergType | None:
     """The parsed type if its JSON form is canonical and valid; otherwise None (reported)."""
+    if type(value) is str:
+        problem, parsed = _string_type(value)
+        if problem is not None:
+            r.add(path + problem[0], problem[1])
+        return parsed
     mark = r.mark()
     _walk_type(value, path, r, id_safe)
     if not r.clean_since(mark):

@@ -1,5 +1,4 @@
-"""The migration run: each file's statements planned, applied and reported (see
-:mod:`translator.migrate`)."""
+"""One migration run: each file's statements planned, applied and reported (see the package)."""
 
 from __future__ import annotations
 
@@ -29,6 +28,7 @@ from translator.migrate.report import (
     ProgressEvent,
     StatementReport,
     definition_summaries,
+    issues_by_function,
 )
 from translator.migrate.units import Item, Unit, head_line, mask
 from translator.names import format_name
@@ -108,23 +108,23 @@ class _Run:
 
     def function_reports(self) -> dict[str, FunctionReport]:
         out: dict[str, FunctionReport] = {}
+        warnings, failures = map(issues_by_function, (self.report.warnings, self.report.failures))
         for ref in sorted(self.statements_of):
             self.touch(ref)
             try:
                 now = self.target.committer.base(ref)
             except TranslatorError:
                 now = None
-            meta = now.metadata if now is not None else None
             name = str(ref)
             out[name] = FunctionReport(
                 function=name,
                 existed_before=self.existed[ref],
-                definitions=definition_summaries(meta),
+                definitions=definition_summaries(None if now is None else now.metadata),
                 metadata_file=None if now is None or self.dry_run else now.path,
                 exists_after=now is not None,
                 changes=[s for s in self.statements_of[ref] if s.status != "skipped"],
-                warnings=[w for w in self.report.warnings if w.function == name],
-                failures=[f for f in self.report.failures if f.function == name],
+                warnings=warnings.get(name, []),
+                failures=failures.get(name, []),
             )
         return out
 

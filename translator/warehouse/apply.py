@@ -20,13 +20,13 @@ from translator.errors import Diagnostic, TranslatorError
 from translator.frontend import parse_script
 from translator.ir import SkippedStatement
 from translator.merge import Change
-from translator.metadata import UdfMetadata, deep_copy
+from translator.metadata import UdfMetadata
 from translator.warehouse.commit import Committer, Conflict, RetryPolicy
 from translator.warehouse.errors import CommitConflictError, WarehouseError
 from translator.warehouse.journal import Journal, committed_before, journal_key, same_change
 from translator.warehouse.layout import FunctionRef
 from translator.warehouse.resolve import Resolved
-from translator.warehouse.results import ApplyResult, Dropped
+from translator.warehouse.results import ApplyResult, Dropped, PrivateCopies
 from translator.warehouse.store import Store
 
 __all__ = ["Applier", "named_functions"]
@@ -91,12 +91,10 @@ class _Existing(Mapping[str, UdfMetadata | None]):
                 found = self.pinned[ref]
             else:
                 if ref not in self.bases:
-                    base = self.committer.base(ref)
-                    # The cache's copy must not be shared with the results (merge shares what
-                    # a statement did not change with the metadata it merged into).
-                    self.bases[ref] = base and dataclasses.replace(
-                        base, metadata=deep_copy(base.metadata)
-                    )
+                    # The cache's own metadata, not a copy: merge never changes what it merges
+                    # into, and what the plan shares with it reaches callers only as copies
+                    # (:class:`~translator.warehouse.results.PrivateCopies`).
+                    self.bases[ref] = self.committer.base(ref)
                 base = self.bases[ref]
                 found = None if base is None else base.metadata
         if found is None:
@@ -196,7 +194,7 @@ class Applier:
             if attempt == 0:
                 result.warnings = compiled.warnings + notes
                 result.skipped = compiled.skipped
-                result.functions = dict(compiled.functions)
+                result.functions = PrivateCopies(compiled.functions)
             result.changes = [
                 c
                 for ref in compiled.changes

@@ -30,41 +30,60 @@ def cache_enabled_by_env() -> bool:
     return os.environ.get(CACHE_ENV, "").strip().lower() not in _OFF
 
 
+def _weight(meta: UdfMetadata) -> int:
+    """About how much memory an entry holds: its versions and log entries (a long history is
+    millions of objects, a migrated function a few dozen)."""
+    return 1 + len(meta.definition_log) + sum(len(d.versions) for d in meta.definitions)
+
+
 class MetadataCache:
-    """A small LRU map from a file's identity to its parsed metadata.
+    """An LRU map from a file's identity to its parsed metadata, bounded by entries and weight.
 
     Entries are shared, not copied (a deep copy of a long history costs as much as parsing it):
     the warehouse never mutates metadata it has read (merge, views and rollback work on their
     own copies) and its public methods hand callers copies.
+
+    The bound is on the total size of the entries (:func:`_weight`), so that a migration's
+    thousands of small functions stay cached until its report reads them back, while a few
+    long histories still push each other out; the newest entry is kept whatever its size.
     """
 
-    def __init__(self, max_entries: int = 256) -> None:
+    def __init__(self, max_entries: int = 8192, max_weight: int = 200_000) -> None:
         self.max_entries = max_entries
-        self._entries: OrderedDict[Hashable, UdfMetadata] = OrderedDict()
+        self.max_weight = max_weight
+        self._entries: OrderedDict[Hashable, tuple[UdfMetadata, int]] = OrderedDict()
+        self._weight = 0
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
     def get(self, key: Hashable) -> UdfMetadata | None:
         with self._lock:
-            meta = self._entries.get(key)
-            if meta is None:
+            entry = self._entries.get(key)
+            if entry is None:
                 self.misses += 1
                 return None
             self._entries.move_to_end(key)
             self.hits += 1
-        return meta
+        return entry[0]
 
     def put(self, key: Hashable, meta: UdfMetadata) -> None:
+        weight = _weight(meta)
         with self._lock:
-            self._entries[key] = meta
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._weight -= old[1]
+            self._entries[key] = (meta, weight)
+            self._weight += weight
+            while len(self._entries) > 1 and (
+                len(self._entries) > self.max_entries or self._weight > self.max_weight
+            ):
+                self._weight -= self._entries.popitem(last=False)[1][1]
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._weight = 0
             self.hits = self.misses = 0
 
     def __len__(self) -> int:

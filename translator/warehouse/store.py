@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import tempfile
+import secrets
 import threading
 import time
 import uuid
@@ -48,6 +48,9 @@ EXCLUSIVE_CREATE: dict[str, str] = {
     "against moto's S3 server",
     "s3a": "as s3",
 }
+
+#: How a local store creates its temporary file: new, exclusive, not inherited by children.
+_TMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 #: The memory file system lives in one process; this lock makes its check-then-store atomic.
 _MEMORY_LOCK = threading.Lock()
@@ -149,11 +152,16 @@ class LocalStore:
             self._create_exclusive(target, data, make_dirs=make_dirs)
 
     def _create_exclusive(self, target: Path, data: bytes, *, make_dirs: bool) -> None:
-        if make_dirs:
+        # A hidden name no other writer can pick (128 random bits), created as mkstemp would
+        # (O_EXCL, mode 0600) but without its name generator, which costs more than the write.
+        tmp = target.parent / f".{target.name}.{secrets.token_hex(16)}.tmp"
+        try:
+            fd = os.open(tmp, _TMP_FLAGS, 0o600)
+        except FileNotFoundError:
+            if not make_dirs:
+                raise  # the folder is gone: the caller treats it as a conflict
             target.parent.mkdir(parents=True, exist_ok=True)
-        # FileNotFoundError here when the folder is gone: the caller treats it as a conflict.
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        tmp = Path(tmp_name)
+            fd = os.open(tmp, _TMP_FLAGS, 0o600)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
