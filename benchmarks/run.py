@@ -184,7 +184,7 @@ def merge_section(m: dict[str, Any]) -> str:
             "add overload: ms",
             "replace (new version): ms",
             "unchanged: ms",
-            "deep_copy (warehouse): ms",
+            "deep_copy (a load's private copy): ms",
             "dump_metadata: ms",
         ]
         body = [
