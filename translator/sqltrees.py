@@ -13,7 +13,9 @@ from sqlglot import exp
 
 __all__ = ["copy_tree"]
 
-_SCALARS = (int, str, float, bool, type(None))
+#: The types of the values of a ``meta`` that a plain ``dict`` copy copies exactly (a set: the
+#: check of a node's meta is one C-level ``issuperset``, not a generator per node).
+_SCALARS = frozenset((int, str, float, bool, type(None)))
 
 
 def copy_tree(root: Any) -> Any:
@@ -33,7 +35,7 @@ def copy_tree(root: Any) -> Any:
             copy._type = copy_tree(node._type)
         meta = node._meta
         if meta is not None:
-            scalars = all(type(v) in _SCALARS for v in meta.values())
+            scalars = _SCALARS.issuperset(map(type, meta.values()))
             copy._meta = dict(meta) if scalars else deepcopy(meta)
         if node._hash is not None:
             copy._hash = node._hash
