@@ -7,7 +7,7 @@ and flagged, so compile can still store it for its own dialect.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -127,17 +127,32 @@ def _bare_columns(ast: Any) -> tuple[list[str], list[str], set[str]]:
     return columns, free, lambda_vars
 
 
-def _walk_scoped(ast: Any) -> Iterator[tuple[Any, bool]]:
+def _walk_scoped(ast: Any) -> list[tuple[Any, bool]]:
     """Every node of ``ast`` and whether a SELECT with a FROM encloses it (``(SELECT SUM(c) FROM
     t WHERE k = x)``: ``c`` and ``k`` may be columns of ``t``). One pass that carries the answer
     down, so a long body costs time in proportion to its size (asking each column's ancestors
-    cost time quadratic in the depth of ``x + x + ... + x``)."""
+    cost time quadratic in the depth of ``x + x + ... + x``). A list built in one loop, children
+    read from ``args`` as ``iter_expressions`` reads them (a generator per node cost more than
+    the walk itself); the order is that of a stack fed each node's children in order."""
+    out: list[tuple[Any, bool]] = []
+    append = out.append
     stack: list[tuple[Any, bool]] = [(ast, False)]
+    pop, push = stack.pop, stack.append
+    expr, select = exp.Expr, exp.Select
     while stack:
-        node, in_query = stack.pop()
-        yield node, in_query
-        below = in_query or (isinstance(node, exp.Select) and bool(node.args.get("from_")))
-        stack.extend((child, below) for child in node.iter_expressions())
+        item = pop()
+        append(item)
+        node, below = item
+        if not below and isinstance(node, select) and node.args.get("from_"):
+            below = True
+        for value in node.args.values():
+            if isinstance(value, list):
+                for v in value:
+                    if isinstance(v, expr):
+                        push((v, below))
+            elif isinstance(value, expr):
+                push((value, below))
+    return out
 
 
 #: Functions written without parentheses (SQL's niladic forms), which sqlglot may read back as

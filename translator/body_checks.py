@@ -30,7 +30,7 @@ from translator.dialects import DIALECTS, get_dialect
 from translator.dialects.base import stored_body_kind
 from translator.errors import SqlSyntaxError
 from translator.metadata import SqlRepresentation, UdfMetadata
-from translator.script import Lexical, invisible_character, scan, split_statements
+from translator.script import Lexical, Token, _span_list, invisible_character, split_statements
 
 __all__ = ["BODY_DIALECTS", "body_problem", "free_references", "representation_problems"]
 
@@ -71,21 +71,36 @@ def body_problem(text: str, kind: str, dialect: str, ast: Any = None) -> str | N
     if not text.strip():
         return "the body is empty"
     try:
-        tokens = list(scan(text, lex))
+        spans = _span_list(text, lex, None)
     except SqlSyntaxError as e:
         return f"the body has an {e.message}"
-    problem = _semicolons(text, tokens, kind, lex)
-    if problem is not None or kind == "compound":
-        return problem
+    tokens: list[Any] | None = None
+    if kind != "compound" and not any(k in _RARE_KINDS for k, _, _ in spans):
+        # Most bodies: no comment, invisible character or $$ string, so of _semicolons' checks
+        # only the ';' is left, and no token need be built for it.
+        if any(k == "punct" and text[i:j] == ";" for k, i, j in spans):
+            return (
+                "the body holds more than one statement (a ';' outside any string); "
+                f"one body is {_wanted(kind)}"
+            )
+    else:
+        tokens = [Token(k, i, j, text[i:j]) for k, i, j in spans]
+        problem = _semicolons(text, tokens, kind, lex)
+        if problem is not None or kind == "compound":
+            return problem
     if ast is None:
         ast, _ = parse_body(text, kind, sqlglot_dialect)
     if ast is None:
-        return _shape_problem(tokens)
+        return _shape_problem(tokens or [Token(k, i, j, text[i:j]) for k, i, j in spans])
     if isinstance(ast, _STATEMENTS):
         return f"the body is a {type(ast).__name__.upper()} statement, not {_wanted(kind)}"
     if kind == "query" and not isinstance(ast, (exp.Query, exp.Values)):
         return "the body of a table function must be one query"
     return None
+
+
+#: Token kinds that only :func:`_semicolons`' slow path looks at.
+_RARE_KINDS: Final = frozenset({"invisible", "dollar", "comment"})
 
 
 def _wanted(kind: str) -> str:

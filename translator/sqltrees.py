@@ -13,7 +13,9 @@ from sqlglot import exp
 
 __all__ = ["copy_tree"]
 
-_SCALARS = (int, str, float, bool, type(None))
+#: The types of the values of a ``meta`` that a plain ``dict`` copy copies exactly (a set: the
+#: check of a node's meta is one C-level ``issuperset``, not a generator per node).
+_SCALARS = frozenset((int, str, float, bool, type(None)))
 
 
 def copy_tree(root: Any) -> Any:
@@ -21,7 +23,10 @@ def copy_tree(root: Any) -> Any:
 
     sqlglot's ``Expr.__deepcopy__`` hands each node's ``meta`` (its token's line, column and
     offsets) to ``copy.deepcopy``, whose per-object dispatch is most of the copy's time; a dict
-    of scalars is copied as a dict here, and everything else exactly as sqlglot does it."""
+    of scalars is copied as a dict here, and everything else exactly as sqlglot does it. A child
+    is linked to its copied parent directly: ``set``/``append`` would walk up the ancestors to
+    clear hashes that a copy under construction does not have yet (so, as there, a copied hash
+    survives on the nodes without children only)."""
     out = root.__class__()
     stack = [(root, out)]
     pop, push = stack.pop, stack.append
@@ -33,24 +38,33 @@ def copy_tree(root: Any) -> Any:
             copy._type = copy_tree(node._type)
         meta = node._meta
         if meta is not None:
-            scalars = all(type(v) in _SCALARS for v in meta.values())
+            scalars = _SCALARS.issuperset(map(type, meta.values()))
             copy._meta = dict(meta) if scalars else deepcopy(meta)
-        if node._hash is not None:
-            copy._hash = node._hash
+        args = copy.args
+        leaf = True  # sqlglot's set/append would clear a copied hash below: kept on leaves only
         for key, value in node.args.items():
             if isinstance(value, exp.Expr):
+                # ``copy.set(key, child)`` without its walk up the (hashless) ancestors.
                 child = value.__class__()
+                child.parent, child.arg_key = copy, key
                 push((value, child))
-                copy.set(key, child)
+                args[key] = child
+                leaf = False
             elif type(value) is list:
-                copy.args[key] = []
+                items: list[Any] = []
+                args[key] = items
                 for v in value:
+                    leaf = False
                     if isinstance(v, exp.Expr):
+                        # ``copy.append(key, child)``, likewise.
                         child = v.__class__()
+                        child.parent, child.arg_key, child.index = copy, key, len(items)
                         push((v, child))
-                        copy.append(key, child)
+                        items.append(child)
                     else:
                         copy.append(key, v)
             else:
-                copy.args[key] = value
+                args[key] = value
+        if leaf and node._hash is not None:
+            copy._hash = node._hash
     return out
