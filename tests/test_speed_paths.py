@@ -38,9 +38,14 @@ def test_copy_tree_is_sqlglots_copy(dialect: str, body: str) -> None:
     ours, theirs = copy_tree(ast), ast.copy()
     assert ours == theirs
     assert repr(ours) == repr(theirs)
+    ours_nodes = {id(n) for n in ours.walk()}
     for a, b in zip(ours.walk(), theirs.walk(), strict=True):
         assert a.meta == b.meta and a.comments == b.comments
         assert a.meta is not b.meta or not a.meta
+        # copy_tree links children itself: the same places in the tree as sqlglot's own copy
+        assert (a.arg_key, a.index, type(a.parent)) == (b.arg_key, b.index, type(b.parent))
+        assert a is ours or id(a.parent) in ours_nodes
+        assert a.parent is None or a in list(a.parent.iter_expressions())
     assert all(x is not y for x, y in zip(ours.walk(), ast.walk(), strict=True))
     for target in ("spark", "trino"):
         assert copy_tree(ast).sql(target) == ast.sql(target)
