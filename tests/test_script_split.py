@@ -162,3 +162,29 @@ def test_function_ddl_look_is_linear() -> None:
     t0 = time.process_time()
     assert not is_function_ddl(stmt)
     assert time.process_time() - t0 < 1
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PIECES), max_size=20))
+def test_scan_gives_the_statement_tokens(pieces: list[str]) -> None:
+    """``scan`` of one statement's text gives the tokens the splitter made for it."""
+    lex = get_dialect("spark").lexical
+    try:
+        parts = split_statements("".join(pieces), lex)
+    except TranslatorError:
+        return
+    for p in parts:
+        assert list(scan(p.text, lex)) == list(p.tokens)
+
+
+def test_scan_is_lazy() -> None:
+    """A caller that stops early never reaches an unterminated literal further on."""
+    lex = get_dialect("trino").lexical
+    tokens = scan("a; 'unterminated", lex)
+    assert [t.text for t in islice(tokens, 2)] == ["a", ";"]
+    try:
+        list(scan("a; 'unterminated", lex))
+    except TranslatorError as e:
+        assert "unterminated" in str(e)
+    else:  # pragma: no cover - the test's own failure
+        raise AssertionError("an unterminated string must raise")

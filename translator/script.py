@@ -115,9 +115,27 @@ _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 
 
 def scan(text: str, lex: Lexical, *, file: str | None = None) -> Iterator[Token]:
-    """Tokens of ``text``. An unterminated string, identifier or comment is a syntax error."""
-    for kind, start, end in _spans(text, lex, file):
-        yield Token(kind, start, end, text[start:end])
+    """Tokens of ``text``. An unterminated string, identifier or comment is a syntax error.
+
+    Lazy (a caller may stop at the first token it wants, before an unterminated one), and one
+    generator: the loop of :func:`_spans` with the tokens made as :func:`_make_tokens` does.
+    """
+    match = _token_pattern(lex).match
+    new, set_kind, set_start, set_end, set_text = _new, _set_kind, _set_start, _set_end, _set_text
+    i, n = 0, len(text)
+    while i < n:
+        m = match(text, i)
+        if m is None:
+            kind, j = _slow_token(text, i, lex, file)
+        else:
+            kind, j = m.lastgroup, m.end()  # type: ignore[assignment]
+        tok = new(Token)
+        set_kind(tok, kind)
+        set_start(tok, i)
+        set_end(tok, j)
+        set_text(tok, text[i:j])
+        yield tok
+        i = j
 
 
 def _spans(text: str, lex: Lexical, file: str | None) -> Iterator[tuple[str, int, int]]:

@@ -26,6 +26,7 @@ from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
 from translator.dialects import parser_cache
+from translator.dialects.inline_loop import parse_inline
 from translator.errors import Position, SqlSyntaxError, TranslatorError, position_at
 
 __all__ = [
@@ -167,7 +168,7 @@ def run_inline(parser: Lark, builder: Any, text: str) -> Any:
     stack = _builders()
     stack.append(builder)
     try:
-        return parser.parse(text)
+        return parse_inline(parser, text)
     finally:
         stack.pop()
 

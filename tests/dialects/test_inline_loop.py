@@ -1,0 +1,49 @@
+"""The one-loop LALR driver gives what lark's own parse gives: the same tree, with the same
+tokens (type, value and every position), for every statement lark accepts, and refuses exactly
+the statements lark refuses. Checked on lark's tree-building parsers, whose callbacks record
+every token and reduction the loop passes on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from lark import Token, Tree
+from lark.exceptions import UnexpectedInput
+
+from tests.dialects.test_inline_parse import _statements
+from translator.dialects.grammar import load_parser
+from translator.dialects.inline_loop import NotParsed, parse_inline
+
+
+def _flat(node: Any) -> Any:
+    if isinstance(node, Token):
+        return (
+            node.type, node.value, node.start_pos, node.line, node.column,
+            node.end_line, node.end_column, node.end_pos,
+        )  # fmt: skip
+    if isinstance(node, Tree):
+        return (node.data, [_flat(c) for c in node.children])
+    return node
+
+
+def _outcome(f: Any, parser: Any, text: str) -> Any:
+    try:
+        return _flat(f(parser, text))
+    except (UnexpectedInput, NotParsed):
+        return "refused"
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+def test_the_loop_parses_as_lark_does(dialect: str) -> None:
+    parser = load_parser(dialect, "start", positions=False)
+    texts = [s.text for s in _statements(dialect)]
+    # broken variants too: cut short, a token doubled, a stray character
+    texts += [t[: len(t) // 2] for t in texts[:200]] + [t + " )" for t in texts[:100]]
+    texts += [t.replace("(", "((", 1) for t in texts[:100]] + ["", " ", "create", "\u00e9"]
+    refused = 0
+    for text in texts:
+        lark_says = _outcome(lambda p, t: p.parse(t), parser, text)
+        assert _outcome(parse_inline, parser, text) == lark_says, text
+        refused += lark_says == "refused"
+    assert 100 < refused < len(texts) - 100  # both outcomes are exercised
