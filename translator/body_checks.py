@@ -30,7 +30,7 @@ from translator.dialects import DIALECTS, get_dialect
 from translator.dialects.base import stored_body_kind
 from translator.errors import SqlSyntaxError
 from translator.metadata import SqlRepresentation, UdfMetadata
-from translator.script import Lexical, Token, _span_list, invisible_character, split_statements
+from translator.script import Lexical, Token, invisible_character, span_list, split_statements
 
 __all__ = ["BODY_DIALECTS", "body_problem", "free_references", "representation_problems"]
 
@@ -71,7 +71,7 @@ def body_problem(text: str, kind: str, dialect: str, ast: Any = None) -> str | N
     if not text.strip():
         return "the body is empty"
     try:
-        spans = _span_list(text, lex, None)
+        spans = span_list(text, lex, None)
     except SqlSyntaxError as e:
         return f"the body has an {e.message}"
     tokens: list[Any] | None = None

@@ -157,7 +157,7 @@ def _spans(text: str, lex: Lexical, file: str | None) -> Iterator[tuple[str, int
         i = j
 
 
-def _span_list(text: str, lex: Lexical, file: str | None) -> list[tuple[str, int, int]]:
+def span_list(text: str, lex: Lexical, file: str | None) -> list[tuple[str, int, int]]:
     """``list(_spans(text, lex, file))``, built without a generator (scripts are long)."""
     match = _token_pattern(lex).match
     out: list[tuple[str, int, int]] = []
@@ -313,7 +313,7 @@ class StatementText:
     def tokens(self) -> tuple[Token, ...]:
         """The statement's tokens (offsets relative to ``text``), comments and spaces included."""
         if self._tokens is None:
-            spans = _span_list(self.text, self._lex, self._file)
+            spans = span_list(self.text, self._lex, self._file)
             self._tokens = tuple(_make_tokens(self.text, spans, 0))
         return self._tokens
 
