@@ -38,6 +38,7 @@ __all__ = [
     "parse_with",
     "readable_expected",
     "run_inline",
+    "run_inline_settled",
     "shallow",
     "source_line",
     "token_end",
@@ -171,6 +172,27 @@ def run_inline(parser: Lark, builder: Any, text: str) -> Any:
         return parse_inline(parser, text)
     finally:
         stack.pop()
+
+
+def run_inline_settled(
+    parser: Lark, builder: Any, text: str, parse_tree: Callable[[], object]
+) -> Any | None:
+    """:func:`run_inline` with its errors settled as the tree path settles them, or None where
+    only the tree path gives the error it gives.
+
+    A Builder's error raised before the parse reached the end (``builder.complete`` false)
+    yields to a syntax error later in the text, as in the tree path (which walks only a complete
+    parse): ``parse_tree`` (the tree path's parse) runs to raise it. Anything else unexpected
+    (a syntax error, or deeper trouble) is None: the caller takes the tree path.
+    """
+    try:
+        return run_inline(parser, builder, text)
+    except TranslatorError:
+        if not builder.complete:
+            parse_tree()  # a syntax error, if any, wins
+        raise
+    except Exception:
+        return None
 
 
 #: More brackets than this and a statement takes the tree path: the tree walk recurses once

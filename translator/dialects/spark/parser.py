@@ -23,7 +23,7 @@ from translator.dialects.grammar import (
     load_parser,
     parse_with,
     readable_expected,
-    run_inline,
+    run_inline_settled,
     shallow,
     token_end,
     token_start,
@@ -45,7 +45,6 @@ from translator.errors import (
     Diagnostic,
     Position,
     SqlSyntaxError,
-    TranslatorError,
     UnsupportedError,
 )
 from translator.ir import CreateFunction, DropFunction, Parameter, Statement
@@ -78,24 +77,14 @@ def parse_statement(
 def _inline(
     stmt: StatementText, dialect: Dialect, infer: TypeInference | None
 ) -> CreateFunction | DropFunction | None:
-    """The statement built while it is parsed (:func:`~translator.dialects.grammar.run_inline`),
-    or None where only the tree path gives the error it gives.
-
-    A Builder's error raised before the parse reached the end (``builder.complete``) yields to
-    a syntax error later in the text, as in the tree path (which walks only a complete parse):
-    the text is parsed again to find it. Anything else unexpected takes the tree path.
-    """
-    builder = Builder(stmt.text, stmt.position, dialect, infer)
-    try:
-        result: CreateFunction | DropFunction = run_inline(
-            inline_parser(NAME, "start", Builder), builder, stmt.text
-        )
-    except TranslatorError:
-        if not builder.complete:
-            _parse(stmt.text, stmt.position, "start")  # a syntax error, if any, wins
-        raise
-    except Exception:  # a syntax error (reported by the tree path), or deeper trouble
-        return None
+    """The statement built while it is parsed, or None where only the tree path gives the error
+    it gives (:func:`~translator.dialects.grammar.run_inline_settled`)."""
+    result: CreateFunction | DropFunction | None = run_inline_settled(
+        inline_parser(NAME, "start", Builder),
+        Builder(stmt.text, stmt.position, dialect, infer),
+        stmt.text,
+        lambda: _parse(stmt.text, stmt.position, "start"),
+    )
     return result
 
 

@@ -22,7 +22,7 @@ from translator.dialects.grammar import (
     inline_parser,
     load_parser,
     parse_with,
-    run_inline,
+    run_inline_settled,
     shallow,
     token_end,
     token_start,
@@ -46,7 +46,7 @@ from translator.dialects.trino.source import (
     too_deep,
 )
 from translator.dialects.trino.types import to_iceberg
-from translator.errors import Diagnostic, Position, SqlSyntaxError, TranslatorError
+from translator.errors import Diagnostic, Position, SqlSyntaxError
 from translator.ir import CreateFunction, DropFunction, Statement
 from translator.types import IcebergType
 
@@ -70,7 +70,7 @@ def parse_statement(stmt: StatementText, dialect: Dialect) -> Statement:
     builder = Builder(stmt.text, stmt.position, dialect)
     tree = _parse(stmt.text, stmt.position, "start")
     result = transform(builder, tree, lambda: too_deep(stmt.position))
-    if not isinstance(result, CreateFunction | DropFunction):  # pragma: no cover - grammar
+    if not isinstance(result, CreateFunction | DropFunction):  # None: take the tree path
         raise SqlSyntaxError("not a CREATE FUNCTION or DROP FUNCTION statement", stmt.position)
     statement: CreateFunction | DropFunction = result
     if isinstance(statement, CreateFunction) and not any(
@@ -89,19 +89,17 @@ _BEGIN: Final = re.compile(r"\bbegin\b", re.IGNORECASE)
 
 
 def _inline(stmt: StatementText, dialect: Dialect) -> Statement | None:
-    """The statement built while it is parsed (:func:`~translator.dialects.grammar.run_inline`)
-    and checked by the routine rules from the Builder's values; None where only the tree path
-    gives the error it gives (the Spark front end's ``_inline`` says how errors are settled)."""
+    """The statement built while it is parsed and checked by the routine rules from the
+    Builder's values; None where only the tree path gives the error it gives
+    (:func:`~translator.dialects.grammar.run_inline_settled`)."""
     builder = Builder(stmt.text, stmt.position, dialect)
-    try:
-        result: Any = run_inline(inline_parser(NAME, "start", Builder), builder, stmt.text)
-    except TranslatorError:
-        if not builder.complete:
-            _parse(stmt.text, stmt.position, "start")  # a syntax error, if any, wins
-        raise
-    except Exception:  # a syntax error (reported by the tree path), or deeper trouble
-        return None
-    if not isinstance(result, CreateFunction | DropFunction):  # pragma: no cover - grammar
+    result: Any = run_inline_settled(
+        inline_parser(NAME, "start", Builder),
+        builder,
+        stmt.text,
+        lambda: _parse(stmt.text, stmt.position, "start"),
+    )
+    if not isinstance(result, CreateFunction | DropFunction):  # None: take the tree path
         return None
     statement: CreateFunction | DropFunction = result
     if isinstance(statement, CreateFunction) and not any(
