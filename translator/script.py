@@ -117,8 +117,11 @@ _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 def scan(text: str, lex: Lexical, *, file: str | None = None) -> Iterator[Token]:
     """Tokens of ``text``. An unterminated string, identifier or comment is a syntax error.
 
+    One regular expression (:func:`_token_pattern`) takes each complete token in one match. A
+    character that can open a construct it does not close (a quote, ``/*``, ``$tag$``) goes to
+    :func:`_slow_token`, the character-by-character rules, which say where it ends or raise.
     Lazy (a caller may stop at the first token it wants, before an unterminated one), and one
-    generator: the loop of :func:`_spans` with the tokens made as :func:`_make_tokens` does.
+    generator that makes the tokens as :func:`_make_tokens` does.
     """
     match = _token_pattern(lex).match
     new, set_kind, set_start, set_end, set_text = _new, _set_kind, _set_start, _set_end, _set_text
@@ -138,27 +141,9 @@ def scan(text: str, lex: Lexical, *, file: str | None = None) -> Iterator[Token]
         i = j
 
 
-def _spans(text: str, lex: Lexical, file: str | None) -> Iterator[tuple[str, int, int]]:
-    """``(kind, start, end)`` of every token: :func:`scan` without building the tokens.
-
-    One regular expression (:func:`_token_pattern`) takes each complete token in one match. A
-    character that can open a construct it does not close (a quote, ``/*``, ``$tag$``) goes to
-    :func:`_slow_token`, the character-by-character rules, which say where it ends or raise.
-    """
-    match = _token_pattern(lex).match
-    i, n = 0, len(text)
-    while i < n:
-        m = match(text, i)
-        if m is None:
-            kind, j = _slow_token(text, i, lex, file)
-        else:
-            kind, j = m.lastgroup, m.end()  # type: ignore[assignment]
-        yield kind, i, j
-        i = j
-
-
 def span_list(text: str, lex: Lexical, file: str | None) -> list[tuple[str, int, int]]:
-    """``list(_spans(text, lex, file))``, built without a generator (scripts are long)."""
+    """``(kind, start, end)`` of every token: :func:`scan`'s loop without building the tokens,
+    as a list built without a generator (scripts are long)."""
     match = _token_pattern(lex).match
     out: list[tuple[str, int, int]] = []
     append = out.append
@@ -212,7 +197,7 @@ def _token_pattern(lex: Lexical) -> re.Pattern[str]:
 
 
 def _slow_token(text: str, i: int, lex: Lexical, file: str | None) -> tuple[str, int]:
-    """The kind and end of the token at ``i``, character by character (see :func:`_spans`)."""
+    """The kind and end of the token at ``i``, character by character (see :func:`scan`)."""
     c = text[i]
     n = len(text)
     if c.isspace():
@@ -335,8 +320,8 @@ class StatementText:
         """:attr:`words` one at a time, made as they are taken: for looking at a header only."""
         if self._tokens is not None:
             return (t for t in self._tokens if t.kind not in _INSIGNIFICANT)
-        spans = _spans(self.text, self._lex, self._file)
-        return _make_tokens(self.text, (sp for sp in spans if sp[0] not in _INSIGNIFICANT), 0)
+        tokens = scan(self.text, self._lex, file=self._file)
+        return (t for t in tokens if t.kind not in _INSIGNIFICANT)
 
 
 def _make_tokens(text: str, spans: Iterable[tuple[str, int, int]], base: int) -> Iterator[Token]:
