@@ -7,6 +7,7 @@
 * :mod:`.read`: :func:`load_metadata` / :func:`read_metadata_file`, text or file to models.
 """
 
+from translator.metadata.checked import checked_dump
 from translator.metadata.copying import bulk_allocation, deep_copy
 from translator.metadata.dump import dump_metadata, metadata_to_json
 from translator.metadata.model import (
@@ -42,6 +43,7 @@ __all__ = [
     "UnknownRepresentation",
     "bulk_allocation",
     "check_metadata_files",
+    "checked_dump",
     "deep_copy",
     "dump_metadata",
     "load_metadata",
