@@ -4,7 +4,8 @@
 * :mod:`.dump`: the byte-stable file text; :mod:`.copying`: fast deep copies;
 * :mod:`.validate` (with :mod:`.problems` and :mod:`.type_checks`): every problem of a document
   with its JSON path;
-* :mod:`.read`: :func:`load_metadata` / :func:`read_metadata_file`, text or file to models.
+* :mod:`.read`: :func:`load_metadata` / :func:`read_metadata_file`, text or file to models;
+* :mod:`.checked`: a commit's text and validation, at the cost of what the merge changed.
 """
 
 from translator.metadata.checked import checked_dump

@@ -108,7 +108,9 @@ class Committer(Protocol):
         ...
 
     def commit(self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata) -> Committed:
-        """Make ``meta`` current if ``base`` still is; :class:`Conflict` otherwise."""
+        """Make ``meta`` current if ``base`` still is; :class:`Conflict` otherwise. Once
+        committed, ``meta`` may be the reader's cached model of the new file: the caller must
+        not change it (``apply`` hands its callers copies)."""
         ...
 
     def drop(self, ref: FunctionRef, base: Resolved) -> str:
