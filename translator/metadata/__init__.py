@@ -4,9 +4,11 @@
 * :mod:`.dump`: the byte-stable file text; :mod:`.copying`: fast deep copies;
 * :mod:`.validate` (with :mod:`.problems` and :mod:`.type_checks`): every problem of a document
   with its JSON path;
-* :mod:`.read`: :func:`load_metadata` / :func:`read_metadata_file`, text or file to models.
+* :mod:`.read`: :func:`load_metadata` / :func:`read_metadata_file`, text or file to models;
+* :mod:`.checked`: a commit's text and validation, at the cost of what the merge changed.
 """
 
+from translator.metadata.checked import checked_dump
 from translator.metadata.copying import bulk_allocation, deep_copy
 from translator.metadata.dump import dump_metadata, metadata_to_json
 from translator.metadata.model import (
@@ -42,6 +44,7 @@ __all__ = [
     "UnknownRepresentation",
     "bulk_allocation",
     "check_metadata_files",
+    "checked_dump",
     "deep_copy",
     "dump_metadata",
     "load_metadata",

@@ -12,7 +12,7 @@ from pydantic_core import PydanticSerializationError, to_json
 
 from translator.metadata.model import UdfMetadata
 
-__all__ = ["dump_metadata", "metadata_to_json"]
+__all__ = ["dump_metadata", "dump_metadata_and_value", "metadata_to_json"]
 
 
 #: Values written as they are (checked by exact type: the common case, without the calls).
@@ -90,6 +90,14 @@ def dump_metadata(metadata: UdfMetadata) -> str:
     (noted during the walk), or one pydantic-core refuses (a lone surrogate), is written by
     ``json.dumps`` as before.
     """
+    return dump_metadata_and_value(metadata)[0]
+
+
+def dump_metadata_and_value(metadata: UdfMetadata) -> tuple[str, dict[str, Any] | None]:
+    """:func:`dump_metadata`, and the JSON value the text was written from when it is exactly
+    what ``json.loads`` makes of the text (same values, same types: strings, integers, booleans,
+    nulls, lists and string-keyed objects only), else None. A commit validates that value instead
+    of parsing the text it has just written."""
     seen: list[object] = []
     token = _unusual_seen.set(seen)
     try:
@@ -101,5 +109,5 @@ def dump_metadata(metadata: UdfMetadata) -> str:
         with contextlib.suppress(PydanticSerializationError):
             text = to_json(value, indent=2).decode("utf-8")
     if text is None:
-        text = json.dumps(value, indent=2, ensure_ascii=False)
-    return text + "\n"
+        return json.dumps(value, indent=2, ensure_ascii=False) + "\n", None
+    return text + "\n", value

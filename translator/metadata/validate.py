@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,15 +37,23 @@ _UUID_RE = re.compile(
 )
 
 
-def validate_metadata(document: object) -> list[Problem]:
-    """Every problem in a decoded metadata document, in document order; empty when valid."""
+def validate_metadata(document: object, trusted: AbstractSet[int] = frozenset()) -> list[Problem]:
+    """Every problem in a decoded metadata document, in document order; empty when valid.
+
+    ``trusted``: the ``id()`` of definitions, versions and definition-log entries of
+    ``document`` (its JSON objects) that passed these checks in an earlier document and are
+    unchanged. Their own fields are not looked at again; every check across objects (unique
+    ids and names, version order, the log's references and timestamps) still sees them, so the
+    verdict is the whole document's. A commit passes what it shares with the metadata it was
+    merged into (:mod:`translator.metadata.checked`): its cost follows what changed.
+    """
     r = Report()
     if not isinstance(document, dict):
         r.add("$", f"a metadata document must be a JSON object, not {kind_of(document)}")
         return r.problems
     _check_top(document, r)
-    known = _check_definitions(document, r)
-    _check_log(document, known, r)
+    known = _check_definitions(document, r, trusted)
+    _check_log(document, known, r, trusted)
     return r.problems
 
 
@@ -80,6 +89,8 @@ class _Def:
     id: str
     versions: set[int] | None
     trusted: bool
+    #: Checked in an earlier document and unchanged (``validate_metadata``'s ``trusted``).
+    unchanged: bool = False
 
 
 @dataclass
@@ -90,7 +101,7 @@ class _Known:
     complete: bool
 
 
-def _check_definitions(doc: dict[str, Any], r: Report) -> _Known:
+def _check_definitions(doc: dict[str, Any], r: Report, trusted: AbstractSet[int]) -> _Known:
     defs = get_field(doc, "definitions", "$", r, "array")
     if defs is None:
         return _Known({}, complete=False)
@@ -100,7 +111,11 @@ def _check_definitions(doc: dict[str, Any], r: Report) -> _Known:
     specific: dict[str, str] = {}
     read = 0
     for _, path, d in objects_in(defs, "$.definitions", r):
-        info = _check_definition(d, path, r)
+        info: _Def | None
+        if id(d) in trusted:
+            info = _Def(d["definition-id"], {v["version-id"] for v in d["versions"]}, True, True)
+        else:
+            info = _check_definition(d, path, r, trusted)
         if info is not None and info.trusted:
             read += 1
         if info is not None and info.id in known.defs:
@@ -131,14 +146,16 @@ def _check_specific_name(d: dict[str, Any], path: str, seen: dict[str, str], r: 
         seen.setdefault(name, path)
 
 
-def _check_definition(d: dict[str, Any], path: str, r: Report) -> _Def | None:
+def _check_definition(
+    d: dict[str, Any], path: str, r: Report, trusted: AbstractSet[int]
+) -> _Def | None:
     did = get_field(d, "definition-id", path, r, "string")
     param_types = _check_parameters(d, path, r)
-    trusted = True
+    id_ok = True
     if did is not None and param_types is not None:
         expected = definition_id(param_types)
         if did != expected:
-            trusted = False
+            id_ok = False
             r.add(
                 f"{path}.definition-id",
                 f"definition-id {did!r} does not match its "
@@ -147,7 +164,7 @@ def _check_definition(d: dict[str, Any], path: str, r: Report) -> _Def | None:
     _check_return(d, path, r)
     get_field(d, "return-nullable", path, r, "boolean", required=False)
     get_field(d, "doc", path, r, "string", required=False)
-    versions = _check_versions(d, path, r)
+    versions = _check_versions(d, path, r, trusted)
     current = get_int_field(d, "current-version-id", path, r, low=0, high=INT_MAX)
     if current is not None and versions is not None and current not in versions:
         r.add(
@@ -155,7 +172,7 @@ def _check_definition(d: dict[str, Any], path: str, r: Report) -> _Def | None:
             f"current-version-id {current} names no version "
             f"(versions: {', '.join(map(str, sorted(versions)))})",
         )
-    return None if did is None else _Def(did, versions, trusted)
+    return None if did is None else _Def(did, versions, id_ok)
 
 
 def _check_return(d: dict[str, Any], path: str, r: Report) -> None:
@@ -200,7 +217,9 @@ def _check_parameters(d: dict[str, Any], path: str, r: Report) -> list[IcebergTy
     return types if len(types) == len(params) else None
 
 
-def _check_versions(d: dict[str, Any], path: str, r: Report) -> set[int] | None:
+def _check_versions(
+    d: dict[str, Any], path: str, r: Report, trusted: AbstractSet[int]
+) -> set[int] | None:
     """The version ids, or None when they are not all readable (or there are none)."""
     versions = get_field(d, "versions", path, r, "array")
     if versions is None:
@@ -225,7 +244,8 @@ def _check_versions(d: dict[str, Any], path: str, r: Report) -> set[int] | None:
                 )
             ids.add(vid)
             previous = vid if previous is None else max(previous, vid)
-        _check_version_body(v, where, r)
+        if id(v) not in trusted:
+            _check_version_body(v, where, r)
     return ids if readable and all(isinstance(v, dict) for v in versions) else None
 
 
@@ -264,14 +284,18 @@ def _check_version_body(v: dict[str, Any], path: str, r: Report) -> None:
 # Definition log
 
 
-def _check_log(doc: dict[str, Any], known: _Known, r: Report) -> None:
+def _check_log(doc: dict[str, Any], known: _Known, r: Report, trusted: AbstractSet[int]) -> None:
     log = get_field(doc, "definition-log", "$", r, "array")
     if log is None:
         return
     previous: int | None = None
     last = len(log) - 1
     for i, path, entry in objects_in(log, "$.definition-log", r):
-        ts = get_int_field(entry, "timestamp-ms", path, r, low=LONG_MIN, high=LONG_MAX)
+        unchanged = id(entry) in trusted and i != last  # the last entry is always checked
+        if unchanged:
+            ts = entry["timestamp-ms"]
+        else:
+            ts = get_int_field(entry, "timestamp-ms", path, r, low=LONG_MIN, high=LONG_MAX)
         if ts is not None:
             if previous is not None and ts < previous:
                 r.add(
@@ -280,10 +304,23 @@ def _check_log(doc: dict[str, Any], known: _Known, r: Report) -> None:
                     f"before it ({previous}): the log never goes back in time",
                 )
             previous = ts if previous is None else max(previous, ts)
+        if unchanged:
+            _recheck_log_refs(entry["definition-versions"], f"{path}.definition-versions", known, r)
+            continue
         refs = get_field(entry, "definition-versions", path, r, "array")
         if refs is not None and not refs:
             r.add(f"{path}.definition-versions", "a log entry maps at least one definition")
         _check_log_refs(refs or [], f"{path}.definition-versions", known, i == last, r)
+
+
+def _recheck_log_refs(refs: list[Any], path: str, known: _Known, r: Report) -> None:
+    """The references of a trusted entry (not the last) that name a definition checked anew:
+    that definition's versions may differ from those the entry was checked against."""
+    for i, ref in enumerate(refs):
+        did, vid = ref["definition-id"], ref["version-id"]
+        d = known.defs.get(did)
+        if d is not None and not d.unchanged and d.versions is not None and vid not in d.versions:
+            r.add(f"{path}[{i}].version-id", f"definition {did!r} has no version {vid}")
 
 
 def _check_log_refs(refs: list[Any], path: str, known: _Known, is_last: bool, r: Report) -> None:

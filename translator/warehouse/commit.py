@@ -17,16 +17,15 @@ written: the warehouse never holds a file that the spec rejects.
 from __future__ import annotations
 
 import dataclasses
-import json
 import random
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from translator.errors import Diagnostic, TranslatorError
-from translator.metadata import UdfMetadata, bulk_allocation, dump_metadata, validate_metadata
+from translator.metadata import UdfMetadata, checked_dump
 from translator.warehouse.catalog import CatalogConflict, SqlCatalog
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import (
@@ -82,24 +81,18 @@ class RetryPolicy:
         time.sleep(random.uniform(0, min(self.max_delay_s, self.base_delay_s * 2**attempt)))
 
 
-def prepare_document(meta: UdfMetadata, location: str) -> bytes:
+def prepare_document(meta: UdfMetadata, location: str, base: UdfMetadata | None = None) -> bytes:
     """The file bytes of ``meta`` with its ``location`` set (in place: ``meta`` is the caller's
-    new state); refuse to write invalid metadata."""
-    return _prepare(meta, location)[0]
-
-
-def _prepare(meta: UdfMetadata, location: str) -> tuple[bytes, dict[str, Any]]:
-    """:func:`prepare_document`, and the JSON value of the bytes (which passed validation)."""
+    new state); refuse to write invalid metadata. ``base``: the valid metadata ``meta`` was
+    merged from, whose objects it shares are not validated again
+    (:func:`~translator.metadata.checked_dump`)."""
     meta.location = location
     meta.model_fields_set.add("location")
-    with bulk_allocation():  # a long history is millions of objects, and no cycles
-        text = dump_metadata(meta)
-        document = json.loads(text)
-        problems = validate_metadata(document)
+    text, problems = checked_dump(meta, base)
     if problems:
         listed = "; ".join(str(p) for p in problems[:5])
         raise WarehouseError(f"internal error: refusing to write invalid metadata: {listed}")
-    return text.encode("utf-8"), document
+    return text.encode("utf-8")
 
 
 class Committer(Protocol):
@@ -115,7 +108,9 @@ class Committer(Protocol):
         ...
 
     def commit(self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata) -> Committed:
-        """Make ``meta`` current if ``base`` still is; :class:`Conflict` otherwise."""
+        """Make ``meta`` current if ``base`` still is; :class:`Conflict` otherwise. Once
+        committed, ``meta`` may be the reader's cached model of the new file: the caller must
+        not change it (``apply`` hands its callers copies)."""
         ...
 
     def drop(self, ref: FunctionRef, base: Resolved) -> str:
@@ -146,12 +141,13 @@ class FileCommitter:
     def commit(self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata) -> Committed:
         version = 1 if base is None else (base.version or 0) + 1
         rel = metadata_path(ref, version, derived_file_uuid(ref, version))
-        data, document = _prepare(meta, self.store.location(function_dir(ref)))
+        location = self.store.location(function_dir(ref))
+        data = prepare_document(meta, location, None if base is None else base.metadata)
         try:
             self.store.create_exclusive(rel, data, make_dirs=base is None)
         except (FileExistsError, FileNotFoundError) as e:
             raise Conflict(str(e)) from e
-        self.reader.remember(rel, document)
+        self.reader.remember(rel, meta)
         return Committed(ref, version, rel, self.store.location(rel))
 
     def drop(self, ref: FunctionRef, base: Resolved) -> str:
@@ -238,7 +234,8 @@ class CatalogCommitter:
     def commit(self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata) -> Committed:
         version = self._next_version(ref, base)
         rel = metadata_path(ref, version, str(uuid.uuid4()))
-        data = prepare_document(meta, self.store.location(function_dir(ref)))
+        location = self.store.location(function_dir(ref))
+        data = prepare_document(meta, location, None if base is None else base.metadata)
         try:
             self.store.create_exclusive(rel, data, make_dirs=True)
         except FileExistsError as e:  # a random name taken: only if someone copies names

@@ -19,10 +19,9 @@ from __future__ import annotations
 import itertools
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from translator.errors import MetadataError, TranslatorError
-from translator.metadata import UdfMetadata, load_metadata, metadata_from_document
+from translator.metadata import UdfMetadata, load_metadata
 from translator.warehouse.cache import MetadataCache
 from translator.warehouse.errors import (
     AmbiguousMetadataError,
@@ -106,17 +105,22 @@ class MetadataReader:
             self.cache.put(key, meta)
         return meta
 
-    def remember(self, rel: str, document: dict[str, Any]) -> None:
-        """Cache the file just committed at ``rel`` as :meth:`read` would parse it, from
-        ``document``, the checked JSON value of its text: the next read of a function a run
-        commits to (the next statement, the migration report) need not parse it again."""
+    def remember(self, rel: str, meta: UdfMetadata) -> None:
+        """Cache ``meta``, just validated and committed at ``rel``, as the model :meth:`read`
+        would make of the file: the next read of a function a run commits to (the next
+        statement, the migration report) need not parse it again.
+
+        It is that model: the file is ``meta``'s dump, and reading a dump gives back the same
+        values, types, unknown keys and set fields (tests/warehouse/test_cache.py compares
+        them after every commit of a migration and of every kind of change). From here on it
+        is the cache's: shared, never changed (callers of the warehouse get copies)."""
         if self.cache is None:
             return
         try:
             key = (self.store.location(rel), *self.store.stat_key(rel))
         except FileNotFoundError:  # dropped at once by someone else: nothing to remember
             return
-        self.cache.put(key, metadata_from_document(document))
+        self.cache.put(key, meta)
 
     def listing(self, ref: FunctionRef) -> list[MetadataName]:
         """The function's metadata files, by version number; duplicates are an error."""
