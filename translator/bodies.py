@@ -233,7 +233,7 @@ def _typed_copy(
             continue
         built = sqlglot_type(lowered[name])
         if built is not None:
-            col.type = built.copy()
+            col.type = copy_tree(built)
     return typed, found
 
 

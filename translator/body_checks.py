@@ -78,7 +78,7 @@ def body_problem(text: str, kind: str, dialect: str, ast: Any = None) -> str | N
     if kind != "compound" and not any(k in _RARE_KINDS for k, _, _ in spans):
         # Most bodies: no comment, invisible character or $$ string, so of _semicolons' checks
         # only the ';' is left, and no token need be built for it.
-        if any(k == "punct" and text[i:j] == ";" for k, i, j in spans):
+        if ";" in text and any(k == "punct" and text[i:j] == ";" for k, i, j in spans):
             return (
                 "the body holds more than one statement (a ';' outside any string); "
                 f"one body is {_wanted(kind)}"
