@@ -40,8 +40,8 @@ from lark.parsers.lalr_parser import _Parser as LarkLalr
 __all__ = ["METHOD", "NotParsed", "parse_inline"]
 
 
-#: ``Token(...)`` without its check for a deprecated keyword argument.
-_new_token: Callable[..., Token] = Token._future_new
+#: ``Token(...)``'s first step: the string (the loop fills the slots, as ``Token._future_new``).
+_new_str: Callable[..., Token] = str.__new__
 
 #: The attribute of a Transformer callback (see ``grammar.inline_parser``) naming the Builder
 #: method it calls on the running Builder: the loop then calls that method itself.
@@ -184,7 +184,7 @@ def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
         return parser.parse(text)
     actions, lexing, end_state = t.actions, t.lexing, t.end_state
     token_callbacks = t.token_callbacks
-    new_token = _new_token
+    new_str = _new_str
     state = t.start_state
     state_stack = [state]
     value_stack: list[Any] = []
@@ -210,8 +210,15 @@ def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
             pos += len(value)
             if type_ in ignore and type_ not in lexer_callbacks:
                 continue
-            end_column = pos - line_start + 1
-            tok = new_token(type_, value, start, start_line, column, line, end_column, pos)
+            tok = new_str(Token, value)  # Token(type_, value, start, ...), without a call
+            tok.type, tok.start_pos, tok.value, tok.line, tok.column = (
+                type_,
+                start,
+                value,
+                start_line,
+                column,
+            )
+            tok.end_line, tok.end_column, tok.end_pos = line, pos - line_start + 1, pos
             if type_ in lexer_callbacks:
                 tok = lexer_callbacks[type_](tok)
             if type_ in ignore:
