@@ -76,8 +76,10 @@ class _Tables:
         (start,) = frontend.parser_conf.start
         self.start_state = table.start_states[start]
         self.end_state = table.end_states[start]
-        callbacks = inner.callbacks
+        callbacks: dict[Any, Any] = inner.callbacks  # by terminal name and by Rule
         self.token_callbacks = {k: v for k, v in callbacks.items() if isinstance(k, str)}
+        chains = {r: _Chain(cb) for r, cb in callbacks.items() if isinstance(r, Rule)}
+        inlined = _inlined(chains)
         reductions: dict[Rule, _Reduce] = {}
         self.actions: dict[Any, dict[str, tuple[bool, Any]]] = {}
         for state, row in table.states.items():
@@ -88,7 +90,8 @@ class _Tables:
                     continue
                 if arg not in reductions:
                     size, name = len(arg.expansion), arg.origin.name
-                    reductions[arg] = (size, _reducer(callbacks[arg]), name)
+                    reducer = _reducer(arg, chains[arg], callbacks[arg], inlined)
+                    reductions[arg] = (size, reducer, name)
                 out[symbol] = (False, reductions[arg])
             self.actions[state] = out
         by_lexer: dict[int, _Lexing] = {}
@@ -106,53 +109,112 @@ class _Tables:
             self.lexing[state] = by_lexer[id(basic)]
 
 
-def _reducer(callback: Any) -> Callable[[list[Any], Any], Any]:
-    """One function doing what lark's callback chain for a rule does with the popped values
+class _Chain:
+    """What lark's callback chain for one rule does, read from its parts: which popped values
+    become children (``include``: index, expanded from an inlined rule, Nones before it), the
+    Nones after them, a ``?rule``'s single-child expansion, then the Builder's method or a
+    ``Tree`` named ``tree``."""
+
+    def __init__(self, callback: Any) -> None:
+        chain = callback
+        self.include: list[tuple[int, bool, int]] | None = None
+        self.append_none = 0
+        if type(chain) is ChildFilterLALR:
+            self.include = [(i, bool(x), n) for i, x, n in chain.to_include]
+            self.append_none, chain = chain.append_none, chain.node_builder
+        elif type(chain) is ChildFilterLALR_NoPlaceholders:
+            self.include = [(i, bool(x), 0) for i, x in chain.to_include]
+            chain = chain.node_builder
+        self.expand1 = type(chain) is ExpandSingleChild
+        if self.expand1:
+            chain = chain.node_builder
+        self.method: Any = getattr(chain, METHOD, None)
+        self.tree: str | None = None
+        if (
+            type(chain) is partial
+            and chain.func is Tree
+            and len(chain.args) == 1
+            and not chain.keywords
+            and isinstance(chain.args[0], str)
+        ):
+            self.tree = chain.args[0]
+        self.read = self.method is not None or self.tree is not None
+
+
+def _reducer(
+    rule: Rule, chain: _Chain, callback: Any, inlined: frozenset[str]
+) -> Callable[[list[Any], Any], Any]:
+    """One function doing what lark's callback chain for ``rule`` does with the popped values
     ``s``, given the running Builder ``b``; lark's own callback where the chain has a shape not
-    read here (it then finds the Builder through ``grammar.run_inline``'s stack)."""
-    chain = callback
-    include: list[tuple[int, bool, int]] | None = None
-    append_none = 0
-    if type(chain) is ChildFilterLALR:
-        include = [(i, bool(x), n) for i, x, n in chain.to_include]
-        append_none, chain = chain.append_none, chain.node_builder
-    elif type(chain) is ChildFilterLALR_NoPlaceholders:
-        include = [(i, bool(x), 0) for i, x in chain.to_include]
-        chain = chain.node_builder
-    expand1 = type(chain) is ExpandSingleChild
-    if expand1:
-        chain = chain.node_builder
-    namespace: dict[str, Any] = {}
-    if getattr(chain, METHOD, None) is not None:
-        namespace["f"] = getattr(chain, METHOD)
-        make = "f(b, {})"
-    elif (
-        type(chain) is partial
-        and chain.func is Tree
-        and len(chain.args) == 1
-        and not chain.keywords
-        and isinstance(chain.args[0], str)
-    ):
-        namespace["f"], namespace["name"] = Tree, chain.args[0]
-        make = "f(name, {})"
-    else:
+    read here (it then finds the Builder through ``grammar.run_inline``'s stack).
+
+    A rule in ``inlined`` (an ``_rule``, always expanded into its parent) gives its children
+    list instead of a ``Tree`` around it, and its parents take that list. As in lark, a parent
+    whose first child is expanded reuses that child's list (appending to it), so that a long
+    left-recursive run (the tokens of an expression) costs linear time, not quadratic.
+    """
+    if not chain.read:
         return lambda s, b: callback(s)
+    namespace: dict[str, Any] = {}
+    if chain.method is not None:
+        namespace["f"] = chain.method
+        make = "f(b, {})"
+    elif rule.origin.name in inlined:
+        make = "{}"
+    else:
+        namespace["f"], namespace["name"] = Tree, chain.tree
+        make = "f(name, {})"
+
+    def value(i: int) -> str:
+        return f"s[{i}]" if rule.expansion[i].name in inlined else f"s[{i}].children"
+
+    lines: list[str] = []
+    include = chain.include
     if include is None:
         children = "s"
     else:
+        reuse = bool(include) and include[0][1] and include[0][2] == 0
         parts: list[str] = []
-        for i, expand, nones in include:
+        for k, (i, expand, nones) in enumerate(include):
+            if k == 0 and reuse:
+                lines.append(f"c = {value(i)}")
+                continue
             parts += ["None"] * nones
-            parts.append(f"*s[{i}].children" if expand else f"s[{i}]")
-        parts += ["None"] * append_none
-        children = "[" + ", ".join(parts) + "]"
-    if expand1:
-        body = f"c = {children}\n    return c[0] if len(c) == 1 else {make.format('c')}"
+            parts.append(f"*{value(i)}" if expand else f"s[{i}]")
+        parts += ["None"] * chain.append_none
+        listed = "[" + ", ".join(parts) + "]"
+        if reuse:
+            if parts:
+                lines.append(f"c += {listed}")
+        else:
+            lines.append(f"c = {listed}")
+        children = "c"
+    if chain.expand1:
+        if children == "s":
+            lines.append("c = s")
+        lines.append(f"return c[0] if len(c) == 1 else {make.format('c')}")
     else:
-        body = "return " + make.format(children)
-    exec(f"def reduce(s, b):\n    {body}\n", namespace)  # only indices and fixed names
+        lines.append("return " + make.format(children))
+    body = "".join(f"    {line}\n" for line in lines)
+    exec(f"def reduce(s, b):\n{body}", namespace)  # only indices and fixed names
     reduce: Callable[[list[Any], Any], Any] = namespace["reduce"]
     return reduce
+
+
+def _inlined(chains: dict[Rule, _Chain]) -> frozenset[str]:
+    """The ``_rules`` whose values may be bare children lists: every rule of that name makes a
+    plain ``Tree`` (which lark only ever expands into the parent), and every chain of the
+    parser is read here (a parent left to lark's callback would want the ``Tree``)."""
+    if not all(c.read for c in chains.values()):
+        return frozenset()
+    by_name: dict[str, list[_Chain]] = {}
+    for rule, chain in chains.items():
+        by_name.setdefault(rule.origin.name, []).append(chain)
+    return frozenset(
+        name
+        for name, found in by_name.items()
+        if name.startswith("_") and all(c.tree is not None and not c.expand1 for c in found)
+    )
 
 
 def _tables(parser: Lark) -> _Tables | None:
