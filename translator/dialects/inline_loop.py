@@ -52,9 +52,9 @@ class NotParsed(Exception):
     """The text is not in the language (what exactly is wrong, lark's own parse says)."""
 
 
-#: Per parser state, of that state's lexer: the terminals' regexes (tried in lark's order),
-#: its callbacks, the terminals it ignores and those that may hold a line break.
-_Lexing = tuple[tuple[Callable[..., Any], ...], dict[str, Any], frozenset[str], frozenset[str]]
+#: Per parser state, of that state's lexer: the match of its terminals' regexes (tried in
+#: lark's order), its callbacks, the terminals it ignores and those that may hold a line break.
+_Lexing = tuple[Callable[..., Any], dict[str, Any], frozenset[str], frozenset[str]]
 
 #: A reduction: (number of symbols popped, what makes the value, the rule's name for the goto).
 _Reduce = tuple[int, Callable[[list[Any], Any], Any], str]
@@ -101,7 +101,7 @@ class _Tables:
             if id(basic) not in by_lexer:
                 scanner = basic.scanner  # built on first use; it also fills basic.callback
                 by_lexer[id(basic)] = (
-                    tuple(m.match for m in scanner._mres),
+                    _first_match(tuple(m.match for m in scanner._mres)),
                     basic.callback,
                     frozenset(basic.ignore_types),
                     frozenset(basic.newline_types),
@@ -201,6 +201,22 @@ def _reducer(
     return reduce
 
 
+def _first_match(matchers: tuple[Callable[..., Any], ...]) -> Callable[..., Any]:
+    """The match of a lexer's regexes: lark splits its terminals into several only where one
+    would have too many groups (the grammars here have one a state)."""
+    if len(matchers) == 1:
+        return matchers[0]
+
+    def first(text: str, pos: int) -> Any:
+        for match in matchers:
+            m = match(text, pos)
+            if m:
+                return m
+        return None
+
+    return first
+
+
 def _inlined(chains: dict[Rule, _Chain]) -> frozenset[str]:
     """The ``_rules`` whose values may be bare children lists: every rule of that name makes a
     plain ``Tree`` (which lark only ever expands into the parent), and every chain of the
@@ -254,14 +270,21 @@ def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
     last: Token | None = None
     while True:
         if pos < n:
-            matchers, lexer_callbacks, ignore, newlines = lexing[state]
-            for match in matchers:
-                m = match(text, pos)
-                if m:
-                    break
-            else:
+            match, lexer_callbacks, ignore, newlines = lexing[state]
+            m = match(text, pos)
+            if m is None:
                 raise NotParsed
-            value, type_ = m.group(0), m.lastgroup
+            type_ = m.lastgroup
+            if type_ in ignore and type_ not in lexer_callbacks:  # spaces, comments: lines only
+                if type_ in newlines:
+                    value = m.group(0)
+                    count = value.count("\n")
+                    if count:
+                        line += count
+                        line_start = pos + value.rindex("\n") + 1
+                pos = m.end()
+                continue
+            value = m.group(0)
             column = pos - line_start + 1
             start, start_line = pos, line
             if type_ in newlines:
@@ -270,8 +293,6 @@ def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
                     line += count
                     line_start = pos + value.rindex("\n") + 1
             pos += len(value)
-            if type_ in ignore and type_ not in lexer_callbacks:
-                continue
             tok = new_str(Token, value)  # Token(type_, value, start, ...), without a call
             tok.type, tok.start_pos, tok.value, tok.line, tok.column = (
                 type_,
