@@ -326,7 +326,10 @@ def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
                 value_stack.append(tok)
                 break
             size, reduce, origin = step[1]
-            if size:
+            if size == 1:  # the most common size: two pops instead of a slice and two dels
+                s = [value_stack.pop()]
+                state_stack.pop()
+            elif size:
                 s = value_stack[-size:]
                 del state_stack[-size:]
                 del value_stack[-size:]
