@@ -229,7 +229,7 @@ def parse_with(
     so the error is lark's.
     """
     if start is None:
-        with contextlib.suppress(NotParsed):
+        with contextlib.suppress(NotParsed, UnexpectedInput):  # lark's, where the loop cannot run
             tree: Tree[Token] = parse_inline(parser, text)
             return tree
     try:

@@ -108,7 +108,7 @@ def _parse(text: str, base: Position | None, start: str) -> Tree[Token]:
     would be accepted.
     """
     parser = load_parser(NAME, start, positions=False)
-    with contextlib.suppress(NotParsed):
+    with contextlib.suppress(NotParsed, UnexpectedInput):  # lark's, where the loop cannot run
         tree: Tree[Token] = parse_inline(parser, text)  # lark's tree, built by the fast loop
         return tree
     try:
