@@ -48,14 +48,28 @@ def position_at(
     offset = max(0, min(offset, len(text)))
     line = text.count("\n", 0, offset)
     col = offset - (text.rfind("\n", 0, offset) + 1)
+    pos = _new(Position)  # Position(...) without the frozen dataclass's __init__ (see below)
     if base is None:
-        return Position(line + 1, col + 1, offset, file)
-    return Position(
-        base.line + line,
-        (base.column + col) if line == 0 else col + 1,
-        base.offset + offset,
-        base.file if file is None else file,
-    )
+        _set_line(pos, line + 1)
+        _set_column(pos, col + 1)
+        _set_offset(pos, offset)
+        _set_file(pos, file)
+        return pos
+    _set_line(pos, base.line + line)
+    _set_column(pos, (base.column + col) if line == 0 else col + 1)
+    _set_offset(pos, base.offset + offset)
+    _set_file(pos, base.file if file is None else file)
+    return pos
+
+
+# The front ends place every parameter, clause and warning: a position's slots are filled
+# directly, which is what the generated __init__ of a frozen dataclass does through
+# object.__setattr__, at half the cost.
+_new = object.__new__
+_set_line = Position.__dict__["line"].__set__
+_set_column = Position.__dict__["column"].__set__
+_set_offset = Position.__dict__["offset"].__set__
+_set_file = Position.__dict__["file"].__set__
 
 
 @dataclass(frozen=True, slots=True)

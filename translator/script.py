@@ -159,9 +159,8 @@ def span_list(text: str, lex: Lexical, file: str | None) -> list[tuple[str, int,
     return out
 
 
-@cache
-def _token_pattern(lex: Lexical) -> re.Pattern[str]:
-    """Complete tokens only; an opener the construct does not close matches nothing here.
+def _quoted_patterns(lex: Lexical) -> tuple[list[str], list[str]]:
+    """Complete string literals and quoted identifiers of ``lex``, as regular expressions.
 
     Quoted text uses possessive repetition, so that (as in :func:`_end_of_quoted`) a doubled
     quote is always an escaped one and is never given back to close the literal early.
@@ -179,6 +178,13 @@ def _token_pattern(lex: Lexical) -> re.Pattern[str]:
     idents = [] if lex.double_quote_is_string else [quoted('"', False)]
     if lex.backquote_identifiers:
         idents.append(quoted("`", False))
+    return strings, idents
+
+
+@cache
+def _token_pattern(lex: Lexical) -> re.Pattern[str]:
+    """Complete tokens only; an opener the construct does not close matches nothing here."""
+    strings, idents = _quoted_patterns(lex)
     # A quote always opens a literal or identifier: alone (unterminated) it is left to the slow
     # rules, which raise. So are "/*" and "$tag$" that the patterns above could not close.
     openers = "'\"" + ("`" if lex.backquote_identifiers else "")
@@ -347,16 +353,19 @@ _SPLIT_WORDS = ("FUNCTION", "BEGIN", "CASE", "END")
 def _split_pattern(lex: Lexical) -> re.Pattern[str]:
     """The splitter's scanner: :func:`_token_pattern`'s tokens, except that a ``run`` takes any
     number of tokens the splitter need not look at one by one (words other than
-    :data:`_SPLIT_WORDS`, numbers, punctuation other than ``;``, spaces between them) in one
-    match. A run starts and ends with a significant token. Whatever is no complete token here
-    matches nothing, as in :func:`_token_pattern`, and goes to :func:`_slow_token`.
+    :data:`_SPLIT_WORDS`, numbers, complete strings and quoted names, punctuation other than
+    ``;``, spaces between them) in one match. A run starts and ends with a significant token.
+    Whatever is no complete token here matches nothing, as in :func:`_token_pattern`, and goes
+    to :func:`_slow_token`.
     """
     base = _token_pattern(lex).pattern
     openers = "'\"" + ("`" if lex.backquote_identifiers else "")
     invisible = _invisible_class()[1:-1]
     keyword = "|".join(w.lower() for w in _SPLIT_WORDS)
+    strings, idents = _quoted_patterns(lex)
     one = (
-        r"(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[A-Za-z]*"
+        rf"(?:{'|'.join(strings + idents)}"
+        r"|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[A-Za-z]*"
         rf"|(?!(?ai:{keyword})(?![A-Za-z0-9_$]))[A-Za-z_][A-Za-z0-9_$]*"
         r"|(?!/\*|--|\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$)"
         rf"[^\sA-Za-z0-9_;{re.escape(openers)}{invisible}])"

@@ -7,6 +7,7 @@ both ways; the tree path is forced by declaring every text too deep for the inli
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 from benchmarks.corpus import generate
 from tests.dialects import harness
 from translator.dialects import get_dialect
-from translator.dialects.grammar import load_parser
+from translator.dialects.grammar import inline_parser, load_parser
 from translator.dialects.spark import parser as spark_parser
 from translator.dialects.trino import parser as trino_parser
 from translator.dialects.trino.routines import syntax
@@ -51,8 +52,23 @@ def _outcome(dialect: str, piece: StatementText) -> Any:
         return (type(e).__name__, str(e), e.expected)
 
 
+@pytest.fixture(params=["lark", "lark-cython"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The inline parsers run by lark's tables in :mod:`~translator.dialects.inline_loop` (the
+    plain install), and by lark-cython where installed."""
+    if request.param == "lark-cython":
+        pytest.importorskip("lark_cython")
+    else:
+        monkeypatch.setenv("ICEBERG_UDF_LARK_CYTHON", "0")
+    inline_parser.cache_clear()
+    yield request.param
+    inline_parser.cache_clear()
+
+
 @pytest.mark.parametrize("dialect", ["spark", "trino"])
-def test_inline_and_tree_paths_agree(dialect: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_inline_and_tree_paths_agree(
+    dialect: str, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pieces = _statements(dialect)
     inline = [_outcome(dialect, p) for p in pieces]
     monkeypatch.setattr(_MODULES[dialect], "shallow", lambda text: False)
@@ -63,7 +79,9 @@ def test_inline_and_tree_paths_agree(dialect: str, monkeypatch: pytest.MonkeyPat
         assert a == b, piece.text
 
 
-def test_trino_routine_from_builder_is_the_tree_readers(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_trino_routine_from_builder_is_the_tree_readers(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The routine the Trino checks get from the Builder's values is the one read from the tree."""
     seen: list[tuple[str, syntax.Routine]] = []
     real = trino_parser.check_routine
@@ -96,7 +114,7 @@ def test_statement_rules_are_reduced_only_at_the_end(dialect: str) -> None:
     assert seen == {"create_function", "drop_function"}
 
 
-def test_threads_parse_inline_side_by_side() -> None:
+def test_threads_parse_inline_side_by_side(engine: str) -> None:
     """One inline parser serves every thread: each runs its own Builder (a stack per thread)."""
     pieces = [("spark", p) for p in _statements("spark")[:150]]
     pieces += [("trino", p) for p in _statements("trino")[:150]]

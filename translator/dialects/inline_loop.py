@@ -1,46 +1,71 @@
-"""lark's contextual lexer and LALR parser run as one loop, for the inline parsers.
+"""lark's contextual lexer and LALR parser run as one loop, for the front ends' parsers.
 
 lark's pure-Python parse of a header passes each token through a generator, a line counter
-object, a lexer thread and ``ParserState.feed_token``: most of a header's lark time. This loop
-reads the same tables (the parse table, each parser state's lexer, the callbacks lark made for
-the rules) and does what those steps do, in one frame: the same tokens, with the same types,
-values and positions, reach the same callbacks in the same order.
+object, a lexer thread and ``ParserState.feed_token``, and each reduction through a chain of
+wrappers (the child filter that drops anonymous tokens and fills ``[optional]`` placeholders,
+the single-child expansion of ``?rules``, then the Transformer's method): most of a header's
+lark time. This loop reads the same tables (the parse table, each parser state's lexer, the
+callbacks lark made for the rules) and does what those steps do, in one frame: the same tokens,
+with the same types, values and positions, reach the same methods with the same children in
+the same order.
+
+Each rule's wrapper chain is read once and made into one small function (:func:`_reducer`)
+that builds the children list the chain would build and calls the Builder's method, or makes
+the ``Tree`` lark would make. A chain of any other shape keeps lark's own callback.
 
 Only success is its business. At the first token the tables do not accept it raises
-:class:`NotParsed`, which the inline callers treat as any syntax error: they take the tree
-path, whose parse lark runs itself, so messages never depend on this loop. A parser whose
-parts are not lark's own (lark-cython's) is run by ``parser.parse``.
+:class:`NotParsed`, which the callers treat as any syntax error: they let lark parse the text
+itself, so messages never depend on this loop. A parser whose parts are not lark's own
+(lark-cython's) is run by ``parser.parse``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from lark import Lark, Token
+from lark import Lark, Token, Tree
+from lark.grammar import Rule
 from lark.lexer import BasicLexer, ContextualLexer
+from lark.parse_tree_builder import (
+    ChildFilterLALR,
+    ChildFilterLALR_NoPlaceholders,
+    ExpandSingleChild,
+)
 from lark.parsers.lalr_analysis import Shift
 from lark.parsers.lalr_parser import LALR_Parser
 from lark.parsers.lalr_parser import _Parser as LarkLalr
 
-__all__ = ["NotParsed", "parse_inline"]
+__all__ = ["METHOD", "NotParsed", "parse_inline"]
 
 
-#: ``Token(...)`` without its check for a deprecated keyword argument.
-_new_token: Callable[..., Token] = Token._future_new
+#: ``Token(...)``'s first step: the string (the loop fills the slots, as ``Token._future_new``).
+_new_str: Callable[..., Token] = str.__new__
+
+#: The attribute of a Transformer callback (see ``grammar.inline_parser``) naming the Builder
+#: method it calls on the running Builder: the loop then calls that method itself.
+METHOD = "_iceberg_udf_method"
 
 
 class NotParsed(Exception):
-    """The text is not in the language (what exactly is wrong, the tree path's parse says)."""
+    """The text is not in the language (what exactly is wrong, lark's own parse says)."""
 
 
-#: Per parser state, of that state's lexer: the terminals' regexes (tried in lark's order),
-#: its callbacks, the terminals it ignores and those that may hold a line break.
-_Lexing = tuple[tuple[Callable[..., Any], ...], dict[str, Any], frozenset[str], frozenset[str]]
+#: Per parser state, of that state's lexer: the match of its terminals' regexes (tried in
+#: lark's order), its callbacks, the terminals it ignores and those that may hold a line break.
+_Lexing = tuple[Callable[..., Any], dict[str, Any], frozenset[str], frozenset[str]]
+
+#: A reduction: (number of symbols popped, what makes the value, the rule's name for the goto).
+_Reduce = tuple[int, Callable[[list[Any], Any], Any], str]
 
 
 class _Tables:
-    """What :func:`parse_inline` reads of one parser, taken out once."""
+    """What :func:`parse_inline` reads of one parser, taken out once.
+
+    ``actions[state][terminal]`` is ``(True, next state)`` for a shift and ``(False,
+    reduction)`` for a reduce: lark's table with each rule's size, callback and name looked up
+    beforehand (a :class:`~lark.grammar.Rule` hashes in Python, once per lookup)."""
 
     def __init__(self, parser: Lark) -> None:
         frontend = parser.parser
@@ -51,8 +76,24 @@ class _Tables:
         (start,) = frontend.parser_conf.start
         self.start_state = table.start_states[start]
         self.end_state = table.end_states[start]
-        self.states = table.states
-        self.callbacks = inner.callbacks
+        callbacks: dict[Any, Any] = inner.callbacks  # by terminal name and by Rule
+        self.token_callbacks = {k: v for k, v in callbacks.items() if isinstance(k, str)}
+        chains = {r: _Chain(cb) for r, cb in callbacks.items() if isinstance(r, Rule)}
+        inlined = _inlined(chains)
+        reductions: dict[Rule, _Reduce] = {}
+        self.actions: dict[Any, dict[str, tuple[bool, Any]]] = {}
+        for state, row in table.states.items():
+            out: dict[str, tuple[bool, Any]] = {}
+            for symbol, (action, arg) in row.items():
+                if action is Shift:
+                    out[symbol] = (True, arg)
+                    continue
+                if arg not in reductions:
+                    size, name = len(arg.expansion), arg.origin.name
+                    reducer = _reducer(arg, chains[arg], callbacks[arg], inlined)
+                    reductions[arg] = (size, reducer, name)
+                out[symbol] = (False, reductions[arg])
+            self.actions[state] = out
         by_lexer: dict[int, _Lexing] = {}
         self.lexing: dict[Any, _Lexing] = {}
         for state, basic in lexer.lexers.items():
@@ -60,12 +101,136 @@ class _Tables:
             if id(basic) not in by_lexer:
                 scanner = basic.scanner  # built on first use; it also fills basic.callback
                 by_lexer[id(basic)] = (
-                    tuple(m.match for m in scanner._mres),
+                    _first_match(tuple(m.match for m in scanner._mres)),
                     basic.callback,
                     frozenset(basic.ignore_types),
                     frozenset(basic.newline_types),
                 )
             self.lexing[state] = by_lexer[id(basic)]
+
+
+class _Chain:
+    """What lark's callback chain for one rule does, read from its parts: which popped values
+    become children (``include``: index, expanded from an inlined rule, Nones before it), the
+    Nones after them, a ``?rule``'s single-child expansion, then the Builder's method or a
+    ``Tree`` named ``tree``."""
+
+    def __init__(self, callback: Any) -> None:
+        chain = callback
+        self.include: list[tuple[int, bool, int]] | None = None
+        self.append_none = 0
+        if type(chain) is ChildFilterLALR:
+            self.include = [(i, bool(x), n) for i, x, n in chain.to_include]
+            self.append_none, chain = chain.append_none, chain.node_builder
+        elif type(chain) is ChildFilterLALR_NoPlaceholders:
+            self.include = [(i, bool(x), 0) for i, x in chain.to_include]
+            chain = chain.node_builder
+        self.expand1 = type(chain) is ExpandSingleChild
+        if self.expand1:
+            chain = chain.node_builder
+        self.method: Any = getattr(chain, METHOD, None)
+        self.tree: str | None = None
+        if (
+            type(chain) is partial
+            and chain.func is Tree
+            and len(chain.args) == 1
+            and not chain.keywords
+            and isinstance(chain.args[0], str)
+        ):
+            self.tree = chain.args[0]
+        self.read = self.method is not None or self.tree is not None
+
+
+def _reducer(
+    rule: Rule, chain: _Chain, callback: Any, inlined: frozenset[str]
+) -> Callable[[list[Any], Any], Any]:
+    """One function doing what lark's callback chain for ``rule`` does with the popped values
+    ``s``, given the running Builder ``b``; lark's own callback where the chain has a shape not
+    read here (it then finds the Builder through ``grammar.run_inline``'s stack).
+
+    A rule in ``inlined`` (an ``_rule``, always expanded into its parent) gives its children
+    list instead of a ``Tree`` around it, and its parents take that list. As in lark, a parent
+    whose first child is expanded reuses that child's list (appending to it), so that a long
+    left-recursive run (the tokens of an expression) costs linear time, not quadratic.
+    """
+    if not chain.read:
+        return lambda s, b: callback(s)
+    namespace: dict[str, Any] = {}
+    if chain.method is not None:
+        namespace["f"] = chain.method
+        make = "f(b, {})"
+    elif rule.origin.name in inlined:
+        make = "{}"
+    else:
+        namespace["f"], namespace["name"] = Tree, chain.tree
+        make = "f(name, {})"
+
+    def value(i: int) -> str:
+        return f"s[{i}]" if rule.expansion[i].name in inlined else f"s[{i}].children"
+
+    lines: list[str] = []
+    include = chain.include
+    if include is None:
+        children = "s"
+    else:
+        reuse = bool(include) and include[0][1] and include[0][2] == 0
+        parts: list[str] = []
+        for k, (i, expand, nones) in enumerate(include):
+            if k == 0 and reuse:
+                lines.append(f"c = {value(i)}")
+                continue
+            parts += ["None"] * nones
+            parts.append(f"*{value(i)}" if expand else f"s[{i}]")
+        parts += ["None"] * chain.append_none
+        listed = "[" + ", ".join(parts) + "]"
+        if reuse:
+            if parts:
+                lines.append(f"c += {listed}")
+        else:
+            lines.append(f"c = {listed}")
+        children = "c"
+    if chain.expand1:
+        if children == "s":
+            lines.append("c = s")
+        lines.append(f"return c[0] if len(c) == 1 else {make.format('c')}")
+    else:
+        lines.append("return " + make.format(children))
+    body = "".join(f"    {line}\n" for line in lines)
+    exec(f"def reduce(s, b):\n{body}", namespace)  # only indices and fixed names
+    reduce: Callable[[list[Any], Any], Any] = namespace["reduce"]
+    return reduce
+
+
+def _first_match(matchers: tuple[Callable[..., Any], ...]) -> Callable[..., Any]:
+    """The match of a lexer's regexes: lark splits its terminals into several only where one
+    would have too many groups (the grammars here have one a state)."""
+    if len(matchers) == 1:
+        return matchers[0]
+
+    def first(text: str, pos: int) -> Any:
+        for match in matchers:
+            m = match(text, pos)
+            if m:
+                return m
+        return None
+
+    return first
+
+
+def _inlined(chains: dict[Rule, _Chain]) -> frozenset[str]:
+    """The ``_rules`` whose values may be bare children lists: every rule of that name makes a
+    plain ``Tree`` (which lark only ever expands into the parent), and every chain of the
+    parser is read here (a parent left to lark's callback would want the ``Tree``)."""
+    if not all(c.read for c in chains.values()):
+        return frozenset()
+    by_name: dict[str, list[_Chain]] = {}
+    for rule, chain in chains.items():
+        by_name.setdefault(rule.origin.name, []).append(chain)
+    return frozenset(
+        name
+        for name, found in by_name.items()
+        if name.startswith("_") and all(c.tree is not None and not c.expand1 for c in found)
+    )
 
 
 def _tables(parser: Lark) -> _Tables | None:
@@ -79,6 +244,7 @@ def _tables(parser: Lark) -> _Tables | None:
         or type(getattr(frontend, "parser", None)) is not LALR_Parser
         or type(frontend.parser.parser) is not LarkLalr
         or frontend.lexer.root_lexer.__class__ is not BasicLexer
+        or len(frontend.parser_conf.start) != 1
     ):
         return None
     found = _Tables(parser)
@@ -86,80 +252,92 @@ def _tables(parser: Lark) -> _Tables | None:
     return found
 
 
-def parse_inline(parser: Lark, text: str) -> Any:
-    """``parser.parse(text)``, or :class:`NotParsed` where that would raise a syntax error."""
+def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
+    """``parser.parse(text)``, or :class:`NotParsed` where that would raise a syntax error.
+
+    ``builder`` is the Builder whose methods the parser's callbacks call (None for a parser
+    that builds a tree)."""
     t = _tables(parser)
     if t is None:
         return parser.parse(text)
-    states, callbacks, lexing = t.states, t.callbacks, t.lexing
-    new_token = _new_token
-    state_stack = [t.start_state]
+    actions, lexing, end_state = t.actions, t.lexing, t.end_state
+    token_callbacks = t.token_callbacks
+    new_str = _new_str
+    state = t.start_state
+    state_stack = [state]
     value_stack: list[Any] = []
     pos, line, line_start, n = 0, 1, 0, len(text)
-    token: Token | None = None
-    while pos < n:
-        matchers, lexer_callbacks, ignore, newlines = lexing[state_stack[-1]]
-        for match in matchers:
-            m = match(text, pos)
-            if m:
-                break
-        else:
-            raise NotParsed
-        value, type_ = m.group(0), m.lastgroup
-        column = pos - line_start + 1
-        start, start_line = pos, line
-        if type_ in newlines:
-            count = value.count("\n")
-            if count:
-                line += count
-                line_start = pos + value.rindex("\n") + 1
-        pos += len(value)
-        if type_ in ignore and type_ not in lexer_callbacks:
-            continue
-        tok = new_token(type_, value, start, start_line, column, line, pos - line_start + 1, pos)
-        if tok.type in lexer_callbacks:
-            tok = lexer_callbacks[tok.type](tok)
-        if type_ in ignore:
-            continue
-        token = tok
-        _feed(states, callbacks, state_stack, value_stack, tok, None)
-    end = Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)
-    return _feed(states, callbacks, state_stack, value_stack, end, t.end_state)
-
-
-def _feed(
-    states: Any,
-    callbacks: Any,
-    state_stack: list[Any],
-    value_stack: list[Any],
-    token: Token,
-    end_state: Any,
-) -> Any:
-    """lark's ``ParserState.feed_token``: reduce as the table says, then shift ``token``; at
-    the end (``end_state`` given) reduce until it is reached and return the result."""
+    last: Token | None = None
     while True:
-        try:
-            action, arg = states[state_stack[-1]][token.type]
-        except KeyError:
-            raise NotParsed from None
-        if action is Shift:
-            if end_state is not None:  # pragma: no cover - lark's tables never shift $END
+        if pos < n:
+            match, lexer_callbacks, ignore, newlines = lexing[state]
+            m = match(text, pos)
+            if m is None:
                 raise NotParsed
-            state_stack.append(arg)
-            value_stack.append(
-                token if token.type not in callbacks else callbacks[token.type](token)
+            type_ = m.lastgroup
+            if type_ in ignore and type_ not in lexer_callbacks:  # spaces, comments: lines only
+                if type_ in newlines:
+                    value = m.group(0)
+                    count = value.count("\n")
+                    if count:
+                        line += count
+                        line_start = pos + value.rindex("\n") + 1
+                pos = m.end()
+                continue
+            value = m.group(0)
+            column = pos - line_start + 1
+            start, start_line = pos, line
+            if type_ in newlines:
+                count = value.count("\n")
+                if count:
+                    line += count
+                    line_start = pos + value.rindex("\n") + 1
+            pos += len(value)
+            tok = new_str(Token, value)  # Token(type_, value, start, ...), without a call
+            tok.type, tok.start_pos, tok.value, tok.line, tok.column = (
+                type_,
+                start,
+                value,
+                start_line,
+                column,
             )
-            return None
-        size = len(arg.expansion)
-        if size:
-            s = value_stack[-size:]
-            del state_stack[-size:]
-            del value_stack[-size:]
+            tok.end_line, tok.end_column, tok.end_pos = line, pos - line_start + 1, pos
+            if type_ in lexer_callbacks:
+                tok = lexer_callbacks[type_](tok)
+            if type_ in ignore:
+                continue
+            last = tok
+            at_end = False
         else:
-            s = []
-        value = callbacks[arg](s)
-        _action, new_state = states[state_stack[-1]][arg.origin.name]
-        state_stack.append(new_state)
-        value_stack.append(value)
-        if end_state is not None and new_state == end_state:
-            return value
+            tok = Token.new_borrow_pos("$END", "", last) if last else Token("$END", "", 0, 1, 1)
+            at_end = True
+        kind = tok.type
+        while True:  # lark's ParserState.feed_token: reduce as the table says, then shift
+            step = actions[state].get(kind)
+            if step is None:
+                raise NotParsed
+            if step[0]:
+                if at_end:  # pragma: no cover - lark's tables never shift $END
+                    raise NotParsed
+                state = step[1]
+                state_stack.append(state)
+                if kind in token_callbacks:
+                    tok = token_callbacks[kind](tok)
+                value_stack.append(tok)
+                break
+            size, reduce, origin = step[1]
+            if size == 1:  # the most common size: two pops instead of a slice and two dels
+                s = [value_stack.pop()]
+                state_stack.pop()
+            elif size:
+                s = value_stack[-size:]
+                del state_stack[-size:]
+                del value_stack[-size:]
+            else:
+                s = []
+            value = reduce(s, builder)
+            state = actions[state_stack[-1]][origin][1]
+            state_stack.append(state)
+            value_stack.append(value)
+            if at_end and state == end_state:
+                return value

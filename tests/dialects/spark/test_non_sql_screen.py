@@ -31,6 +31,7 @@ def _both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str | None],
     screened = _refusal(text)
     with monkeypatch.context() as m:
         m.setattr(assemble, "_MAYBE_NOT_SQL", re.compile(""))  # always "maybe": no screen
+        m.setattr(assemble, "_plain_header", lambda text: False)  # nor the header screen
         plain = _refusal(text)
     return screened, plain
 
@@ -44,10 +45,13 @@ def test_screen_on_every_statement(monkeypatch: pytest.MonkeyPatch) -> None:
 _PIECES = [
     "CREATE FUNCTION f(x INT) ", "RETURNS INT ", "RETURN x", " AS ", "as", "'com.X'", "LANGUAGE ",
     "PYTHON ", "SQL ", "$$ x $$", "$", "1as", "x$as ", "é", "(", ")", " ", "/* as */", "`as`",
+    "RETURN ", "return", "1return ", "x.return ", "return$", "'return' ", "-- return\n", "\"",
+    "'", "/* ", "CAST(x AS INT)", "LANGUAGE SQL ", "language  sql", "LANGUAGE SQLX ",
+    "'it''s (' ", "'a\\' ", "COMMENT 'as' ", "\"as\" ",
 ]  # fmt: skip
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=2000, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=12))
 def test_screen_on_any_header(pieces: list[str]) -> None:
     text = "".join(pieces)
@@ -58,3 +62,23 @@ def test_screen_on_any_header(pieces: list[str]) -> None:
     with pytest.MonkeyPatch.context() as m:
         screened, plain = _both(text, m)
     assert screened == plain, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CREATE FUNCTION f(x INT) RETURNS INT x'com.X'as RETURN CAST(x AS INT)",
+        "CREATE FUNCTION f(x INT) RETURNS INT COMMENT 'a(' AS 'X' RETURN x",
+        "CREATE FUNCTION f(x INT) RETURNS INT COMMENT 'return' AS 'X' RETURN x",
+        "CREATE FUNCTION f(x INT) RETURNS INT LANGUAGE SQL RETURN CAST(x AS INT)",
+        "CREATE FUNCTION f(x INT) RETURNS INT LANGUAGE SQLX RETURN x",
+        "CREATE FUNCTION f(x INT) RETURNS INT LANGUAGE PYTHON RETURN x",
+        "CREATE FUNCTION f(x INT) RETURNS INT `a``s` RETURN x AS y",
+        "CREATE FUNCTION f(x INT COMMENT 'it''s') RETURNS INT LANGUAGE SQL RETURN x AS y",
+        "CREATE FUNCTION f(x INT) RETURNS INT ('(') AS 'X' RETURN x",
+        "CREATE FUNCTION f(x INT) RETURNS INT return$ AS 'X' RETURN x",
+    ],
+)
+def test_screen_on_tricky_headers(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    screened, plain = _both(text, monkeypatch)
+    assert screened == plain

@@ -38,8 +38,11 @@ def refuse_non_sql(stmt: StatementText) -> None:
     Only the header is looked at: tokens before the first top-level ``RETURN``. ``AS`` never
     appears at the top level of a SQL function's header, and a ``$$`` string never does either.
     """
-    if _MAYBE_NOT_SQL.search(stmt.text) is None:
+    maybe = _MAYBE_NOT_SQL.search(stmt.text)
+    if maybe is None:
         return  # no AS, LANGUAGE or $ anywhere (strings and comments included): nothing to refuse
+    if _plain_header(stmt.text):
+        return  # the AS, LANGUAGE or $ are in the body: the look would stop at RETURN before
     words = stmt.iter_words()
     first = next(words, None)
     if first is None or first.upper != "CREATE":
@@ -65,6 +68,40 @@ def refuse_non_sql(stmt: StatementText) -> None:
 #: words are: ASCII, any case, whole), or a ``$``. Most statements have none, and are not
 #: tokenised for the look at their header.
 _MAYBE_NOT_SQL: Final = re.compile(r"(?ai)(?<![A-Za-z0-9_$])(?:as|language)(?![A-Za-z0-9_$])|\$")
+
+
+#: The word RETURN as the splitter's words are (ASCII, any case, whole).
+_RETURN_WORD: Final = re.compile(r"(?ai)(?<![A-Za-z0-9_$])return(?![A-Za-z0-9_$])")
+
+#: A string or quoted name without backslashes (a doubled quote is two of them side by side).
+_SIMPLE_QUOTED: Final = re.compile(r"'[^'\\]*'|\"[^\"\\]*\"|`[^`]*`")
+
+#: What may make the text before a RETURN more than plain words and punctuation.
+_NOT_PLAIN: Final = re.compile(r"['\"`]|--|/\*")
+
+
+def _plain_header(text: str) -> bool:
+    """Whether the look for non-SQL functions finds nothing to refuse, judged without
+    tokenising: the first RETURN in the text is a top-level token (before it, outside simple
+    strings and quoted names, nothing but words and punctuation, as many ``(`` as ``)``), and
+    before it there is no AS, LANGUAGE other than LANGUAGE SQL, or ``$`` outside those strings.
+    A body's ``CAST(x AS INT)`` or a ``LANGUAGE SQL`` clause then costs no tokenising."""
+    found = _RETURN_WORD.search(text)
+    if found is None:
+        return False
+    head = _SIMPLE_QUOTED.sub(" ", text[: found.start()])
+    return (
+        _NOT_PLAIN.search(head) is None
+        and head.count("(") == head.count(")")
+        and _NOT_SQL_HEAD.search(head) is None
+    )
+
+
+#: In a plain header: what the look for non-SQL functions could refuse (``LANGUAGE SQL`` is
+#: the one LANGUAGE it takes: the word SQL follows after spaces).
+_NOT_SQL_HEAD: Final = re.compile(
+    r"(?ai)(?<![A-Za-z0-9_$])(?:as|language(?!\s+sql(?![A-Za-z0-9_$])))(?![A-Za-z0-9_$])|\$"
+)
 
 
 def _non_sql_reason(tok: ScriptToken, nxt: ScriptToken | None) -> str | None:
