@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from translator.dialects.trino.routines.expr_types import INTEGER_TYPES, type_of
+from translator.dialects.trino.routines.walks import depth_first
 from translator.sqltrees import copy_tree
 
 __all__ = ["Refused", "rewrite"]
@@ -59,7 +60,7 @@ def rewrite(node: exp.Expr, scope: Mapping[str, exp.DataType]) -> exp.Expr:
     ``scope`` holds the Trino types of the names in scope (parameters, variables), lower case.
     """
     tree: exp.Expr = copy_tree(node)
-    nodes = list(tree.walk(bfs=False))
+    nodes = depth_first(tree)
     # Types are derived before anything is replaced: they are Trino's, of the Trino tree.
     try:
         types = {id(n): type_of(n, scope) for n in nodes if _needs_type(n)}
