@@ -53,6 +53,7 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
+from translator.sqltrees import copy_tree
 from translator.types import IcebergType, PrimitiveType
 
 __all__ = [
@@ -238,9 +239,13 @@ def _scope(routine: Routine) -> dict[str, exp.DataType]:
     return scope
 
 
+@lru_cache(maxsize=4096)
 def _trino_type(t: IcebergType) -> str:
     """The Trino type of ``t``; Iceberg unknown is Trino's unknown (the type of NULL), which
-    Trino's Iceberg connector cannot store but a routine's parameter may have."""
+    Trino's Iceberg connector cannot store but a routine's parameter may have.
+
+    Cached (types are frozen and compare without their fields' docs, which the spelling does
+    not use): every body of a function is judged with the same parameter types."""
     from translator.dialects.trino.types import iceberg_to_trino_type
 
     if t == PrimitiveType("unknown"):
@@ -334,9 +339,9 @@ def spark_form(routine: Routine, body_tree: exp.Expr | None = None) -> SparkForm
                     f"the body calls {call.name}, the function's own name: Spark has neither "
                     "overloads nor recursive SQL functions",
                 )
-        return SparkForm(
-            tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=not private)
-        )
+        if not private:  # sqlglot's own copy, at half its cost
+            tree = copy_tree(tree)
+        return SparkForm(tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=False))
     except Refused as e:
         return SparkForm(None, e.reason)
     except RecursionError:

@@ -130,7 +130,7 @@ def spark_type(t: exp.DataType) -> str:
     ``varchar(n)`` and ``char(n)`` become ``STRING``: Trino checks lengths when it analyzes the
     routine, so a value in a variable already fits, and Spark would only add its own checks.
     """
-    copy = t.copy()
+    copy: exp.DataType = copy_tree(t)
     for node in copy.find_all(exp.DataType):
         if node.this in _TEXT:
             node.set("this", T.TEXT)

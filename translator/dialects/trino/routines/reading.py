@@ -15,6 +15,8 @@ from sqlglot import exp
 from sqlglot.dialects.trino import Trino
 from sqlglot.errors import SqlglotError
 
+from translator.dialects.trino.routines.walks import breadth_first
+
 __all__ = ["TrinoAsWritten", "parse_expression", "reads_as_written"]
 
 
@@ -78,7 +80,7 @@ def reads_as_written(text: str, tree: exp.Expr | None) -> exp.Expr | None:
         return None
     if _TYPED_DECIMAL.search(text) is not None:
         return None
-    if "[" in text and tree.find(exp.Bracket) is not None:
+    if "[" in text and any(isinstance(n, exp.Bracket) for n in breadth_first(tree)):
         return None
     return tree
 
