@@ -18,6 +18,9 @@ _LEAVES = st.sampled_from(
         *("boolean", "varbinary", "json", "uuid", "unknown", "double precision"),
         *("interval day to second", "x y", "bigint -- c", "", " date", "array(", ")"),
         *("integer)", "BIGINT", "int", "geometry"),
+        # number parameters: judged once for all numbers (routines._numbers_as_one)
+        *("decimal(7,3)", "decimal(0,0)", "decimal(123, 45)", "varchar(1234)", "time(0)"),
+        *("int8(3)", "char(2,3)", "decimal(1.5,2)", "decimal(1e3,2)", "decimal(01,2)"),
     ]
 )
 _FIELD_NAMES = st.sampled_from(

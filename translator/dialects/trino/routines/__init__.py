@@ -21,6 +21,7 @@ compile and emit call :func:`spark_body` for a Trino body's Spark form and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,6 +45,7 @@ from translator.dialects.trino.routines.syntax import (
     read_routine,
 )
 from translator.dialects.trino.routines.type_text import composite
+from translator.dialects.trino.routines.walks import breadth_first
 from translator.errors import (
     Position,
     RoutineError,
@@ -51,6 +53,7 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
+from translator.sqltrees import copy_tree
 from translator.types import IcebergType, PrimitiveType
 
 __all__ = [
@@ -176,7 +179,7 @@ def _type_as_written(type_text: str) -> bool:
     its own. Anything else is read by the grammar."""
     parts = composite(type_text)
     if parts is None:
-        return _grammar_reads(type_text)
+        return _grammar_reads(_numbers_as_one(type_text))
     head, items = parts
     if head == "row":
         return all(
@@ -198,12 +201,28 @@ def _grammar_reads(type_text: str) -> bool:
     return routine.return_type == type_text and routine.parameters[0][1] == type_text
 
 
+#: A type with number parameters only (``decimal(18,6)``, ``timestamp(3)``), as the type
+#: writer spells it.
+_NUMBER_PARAMS = re.compile(r"([a-z_][a-z0-9_]*)(\(\d+(?:, ?\d+)*\))")
+
+
+def _numbers_as_one(t: str) -> str:
+    """``t`` with each number parameter written ``1`` where it has only those: the grammar's
+    lexer reads any digit run there as the same NUMBER token and its parser looks at token
+    kinds only, so the grammar reads both alike, and one parse answers for every precision
+    and scale."""
+    m = _NUMBER_PARAMS.fullmatch(t)
+    if m is None:
+        return t
+    return m.group(1) + re.sub(r"\d+", "1", m.group(2))
+
+
 def _first_kind(t: str) -> str:
     """A small type that starts with the same kind of token as ``t`` (a field name is told
     from a type by the token after it)."""
     parts = composite(t)
     if parts is None:
-        return t
+        return _numbers_as_one(t)
     return {"array": "array(integer)", "map": "map(integer, integer)"}.get(
         parts[0], "row(a integer)"
     )
@@ -220,9 +239,13 @@ def _scope(routine: Routine) -> dict[str, exp.DataType]:
     return scope
 
 
+@lru_cache(maxsize=4096)
 def _trino_type(t: IcebergType) -> str:
     """The Trino type of ``t``; Iceberg unknown is Trino's unknown (the type of NULL), which
-    Trino's Iceberg connector cannot store but a routine's parameter may have."""
+    Trino's Iceberg connector cannot store but a routine's parameter may have.
+
+    Cached (types are frozen and compare without their fields' docs, which the spelling does
+    not use): every body of a function is judged with the same parameter types."""
     from translator.dialects.trino.types import iceberg_to_trino_type
 
     if t == PrimitiveType("unknown"):
@@ -309,16 +332,16 @@ def spark_form(routine: Routine, body_tree: exp.Expr | None = None) -> SparkForm
             # own copy would have no parent).
             private = tree.parent is None
         own = routine.name[-1].lower()
-        for call in tree.find_all(exp.Anonymous):
-            if str(call.name).lower() == own:
+        for call in breadth_first(tree):  # tree.find_all(exp.Anonymous), as one loop
+            if isinstance(call, exp.Anonymous) and str(call.name).lower() == own:
                 return SparkForm(
                     None,
                     f"the body calls {call.name}, the function's own name: Spark has neither "
                     "overloads nor recursive SQL functions",
                 )
-        return SparkForm(
-            tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=not private)
-        )
+        if not private:  # sqlglot's own copy, at half its cost
+            tree = copy_tree(tree)
+        return SparkForm(tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=False))
     except Refused as e:
         return SparkForm(None, e.reason)
     except RecursionError:

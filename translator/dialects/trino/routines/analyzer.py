@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
@@ -42,6 +43,7 @@ from translator.dialects.trino.routines.expr_types import (
     type_of,
 )
 from translator.dialects.trino.routines.reading import parse_expression
+from translator.dialects.trino.routines.walks import breadth_first
 from translator.errors import Position, position_at
 
 __all__ = ["RoutineProblem", "analyze", "analyze_routine"]
@@ -139,6 +141,15 @@ KNOWN_TYPES = frozenset(
 )  # fmt: skip
 
 
+@lru_cache(maxsize=4096)
+def _known_type(text: str) -> bool:
+    """Whether Trino knows the type ``text`` names (by its base name)."""
+    base = re.split(r"[\s(<]", text.strip().lower(), maxsplit=1)[0].strip('"')
+    if text.strip().lower().startswith("double precision"):
+        base = "double"
+    return base in KNOWN_TYPES
+
+
 def _masked(text: str) -> str:
     """``text`` with strings, quoted names and comments blanked out (same length)."""
     return _MASK.sub(lambda m: " " * len(m.group()), text)
@@ -159,7 +170,7 @@ def _parts(node: exp.Expr) -> tuple[list[exp.Column], set[str] | None, list[exp.
     columns: list[exp.Column] = []
     lambdas: set[str] | None = None
     calls: list[exp.Func] = []
-    for n in node.walk():
+    for n in breadth_first(node):
         if isinstance(n, exp.Column):
             columns.append(n)
         if isinstance(n, exp.Func):
@@ -196,7 +207,7 @@ class _Analyzer:
     def run(self) -> None:
         if self.header:
             self.clauses()
-        self.return_type = self.type_named(self.r.return_type, self.return_offset())
+        self.return_type = self.type_named(self.r.return_type, None)
         scope = _Scope({}, set())
         for name, type_text in self.r.parameters:
             t = self.type_named(type_text, name.offset)
@@ -264,14 +275,14 @@ class _Analyzer:
                 "NOT_SUPPORTED", "Security mode not supported for inline functions", at
             )
 
-    def type_named(self, text: str, offset: int) -> exp.DataType | None:
-        base = re.split(r"[\s(<]", text.strip().lower(), maxsplit=1)[0].strip('"')
-        if text.strip().lower().startswith("double precision"):
-            base = "double"
-        if base not in KNOWN_TYPES:
+    def type_named(self, text: str, offset: int | None) -> exp.DataType | None:
+        """The type ``text`` names; an unknown one is rejected at ``offset`` (None: the
+        routine's RETURNS, found only then)."""
+        if not _known_type(text):
             if not self.header:
                 return None
-            raise self.reject("TYPE_MISMATCH", f"Unknown type: {text}", offset)
+            at = self.return_offset() if offset is None else offset
+            raise self.reject("TYPE_MISMATCH", f"Unknown type: {text}", at)
         try:
             return parse_type(text)
         except (SqlglotError, ValueError):

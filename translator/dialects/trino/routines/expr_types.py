@@ -23,6 +23,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from translator.dialects.trino.routines.type_text import composite
+from translator.sqltrees import copy_tree
 
 __all__ = [
     "INTEGER_TYPES",
@@ -82,7 +83,7 @@ def _part(text: str) -> exp.DataType | None:
     """A fresh copy of the type ``text`` as sqlglot reads it inside a nested type (alone, it
     may read a little differently: ``unknown`` has no ``nested`` flag there)."""
     part = _part_read(text)
-    return None if part is None else part.copy()
+    return None if part is None else copy_tree(part)
 
 
 @cache
@@ -101,7 +102,7 @@ def _row_field(name: str) -> exp.ColumnDef | None:
     """A fresh copy of the field ``name`` as sqlglot reads it in a row type (None where that
     reading is not one plain field)."""
     field = _row_field_read(name)
-    return None if field is None else field.copy()
+    return None if field is None else copy_tree(field)
 
 
 @cache
@@ -129,7 +130,7 @@ def spark_type(t: exp.DataType) -> str:
     ``varchar(n)`` and ``char(n)`` become ``STRING``: Trino checks lengths when it analyzes the
     routine, so a value in a variable already fits, and Spark would only add its own checks.
     """
-    copy = t.copy()
+    copy: exp.DataType = copy_tree(t)
     for node in copy.find_all(exp.DataType):
         if node.this in _TEXT:
             node.set("this", T.TEXT)

@@ -33,11 +33,12 @@ operand's type is unknown or decimal (Trino and Spark round decimal quotients di
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
 from translator.dialects.trino.routines.expr_types import INTEGER_TYPES, type_of
+from translator.dialects.trino.routines.walks import depth_first
 from translator.sqltrees import copy_tree
 
 __all__ = ["Refused", "rewrite"]
@@ -59,13 +60,16 @@ def rewrite(node: exp.Expr, scope: Mapping[str, exp.DataType]) -> exp.Expr:
     ``scope`` holds the Trino types of the names in scope (parameters, variables), lower case.
     """
     tree: exp.Expr = copy_tree(node)
-    nodes = list(tree.walk(bfs=False))
+    nodes = depth_first(tree)
+    handled = [n for n in nodes if isinstance(n, _HANDLED)]
     # Types are derived before anything is replaced: they are Trino's, of the Trino tree.
+    types: dict[int, exp.DataType | None] = {}
     try:
-        types = {id(n): type_of(n, scope) for n in nodes if _needs_type(n)}
+        for n in _needing_types(handled):
+            types[id(n)] = type_of(n, scope)
     except RecursionError:
         raise Refused("the expression nests too deeply") from None
-    for n in reversed(nodes):  # children before parents
+    for n in reversed(handled):  # children before parents
         replacement = _rewrite_one(n, types)
         if replacement is not None:
             types[id(replacement)] = types.get(id(n))
@@ -76,12 +80,24 @@ def rewrite(node: exp.Expr, scope: Mapping[str, exp.DataType]) -> exp.Expr:
     return tree
 
 
-def _needs_type(n: exp.Expr) -> bool:
-    """Whether a rewrite may ask for the type of ``n`` (an operand of a construct it handles)."""
-    parent = n.parent
-    return isinstance(parent, exp.Bracket | exp.Div | exp.Trunc) or isinstance(
-        n, exp.Div | exp.Bracket
-    )
+#: The constructs :func:`_rewrite_one` rewrites (it leaves every other node as it is).
+_HANDLED = (
+    exp.Bracket, exp.Div, exp.DayOfWeekIso, exp.DayOfWeek, exp.Trunc, exp.AtTimeZone, exp.Cast,
+    exp.TryCast,
+)  # fmt: skip
+
+
+def _needing_types(handled: Sequence[exp.Expr]) -> list[exp.Expr]:
+    """The nodes whose types a rewrite of ``handled`` may ask for: the operands of subscripts,
+    divisions and truncates, and the subscripts and divisions themselves (a nested one is an
+    operand)."""
+    out: list[exp.Expr] = []
+    for n in handled:
+        if isinstance(n, exp.Div | exp.Bracket):
+            out.append(n)
+        if isinstance(n, exp.Div | exp.Bracket | exp.Trunc):
+            out.extend(n.iter_expressions())
+    return out
 
 
 def _text(n: exp.Expr) -> str:

@@ -15,6 +15,8 @@ from sqlglot import exp
 from sqlglot.dialects.trino import Trino
 from sqlglot.errors import SqlglotError
 
+from translator.dialects.trino.routines.walks import breadth_first
+
 __all__ = ["TrinoAsWritten", "parse_expression", "reads_as_written"]
 
 
@@ -70,10 +72,15 @@ def reads_as_written(text: str, tree: exp.Expr | None) -> exp.Expr | None:
     """``tree`` (sqlglot's reading of ``text`` in its plain Trino dialect) where it is what
     :func:`parse_expression` would give, else None: the two readings differ only in subscripts
     (sqlglot's parser shifts an index only where it builds a ``Bracket``) and typed decimal
-    literals, so a text with neither needs no second parse."""
+    literals, so a text with neither needs no second parse.
+
+    sqlglot applies a dialect's index offset only to a subscript it parses after a ``[`` token,
+    so a text without ``[`` needs no walk of its tree to know it has no shifted subscript."""
     if tree is None or isinstance(tree, (exp.Command, exp.Block)):
         return None
-    if _TYPED_DECIMAL.search(text) is not None or tree.find(exp.Bracket) is not None:
+    if _TYPED_DECIMAL.search(text) is not None:
+        return None
+    if "[" in text and any(isinstance(n, exp.Bracket) for n in breadth_first(tree)):
         return None
     return tree
 

@@ -211,6 +211,34 @@ def _tokens(node: Any) -> list[Token]:
     return []
 
 
+def _first(node: Any) -> Token:
+    """``_tokens(node)[0]`` without listing every token under ``node`` (a statement's start is
+    asked for at each level of nesting: listing them all would cost the nesting depth times)."""
+    found = _edge(node, last=False)
+    if found is None:
+        raise IndexError("no token")
+    return found
+
+
+def _last(node: Any) -> Token:
+    """``_tokens(node)[-1]``, likewise."""
+    found = _edge(node, last=True)
+    if found is None:
+        raise IndexError("no token")
+    return found
+
+
+def _edge(node: Any, last: bool) -> Token | None:
+    if isinstance(node, Token):
+        return node
+    if isinstance(node, Tree):
+        for child in reversed(node.children) if last else node.children:
+            found = _edge(child, last)
+            if found is not None:
+                return found
+    return None
+
+
 def _trees(children: list[Any], name: str) -> list[Tree[Any]]:
     return [c for c in children if isinstance(c, Tree) and c.data == name]
 
@@ -222,8 +250,7 @@ class _Reader:
         self.text = text
 
     def span(self, node: Any) -> tuple[int, int]:
-        toks = _tokens(node)
-        return token_start(toks[0]), token_end(toks[-1])
+        return token_start(_first(node)), token_end(_last(node))
 
     def source(self, node: Any) -> str:
         start, end = self.span(node)
@@ -234,7 +261,7 @@ class _Reader:
         return Expr(self.text[start:end], start)
 
     def name(self, node: Any) -> Name:
-        tok = _tokens(node)[0]
+        tok = _first(node)
         if tok.type == "QUOTED_IDENT":
             return Name(tok.value[1:-1].replace('""', '"'), token_start(tok))
         return Name(tok.value.lower(), token_start(tok))
@@ -260,7 +287,7 @@ class _Reader:
         if body_node.data == "compound_body":
             body = self.block(body_node.children[0])
         else:
-            keyword, rest = _tokens(body_node)[0], _tokens(body_node)[-1]
+            keyword, rest = _first(body_node), _last(body_node)
             body = Return(Expr(str(rest.value), token_start(rest)), token_start(keyword))
         return Routine(
             name=tuple(self.name(p).value for p in qname.children),
@@ -268,12 +295,12 @@ class _Reader:
             return_type=return_type,
             characteristics=tuple(chars),
             body=body,
-            function_offset=token_start(_tokens(function_tok)[0]),
+            function_offset=token_start(_first(function_tok)),
             text=self.text,
         )
 
     def characteristic(self, node: Tree[Any]) -> Characteristic:
-        first = _tokens(node)[0]
+        first = _first(node)
         kind = {
             "language": "language",
             "deterministic": "deterministic",
@@ -294,14 +321,14 @@ class _Reader:
         elif kind == "security":
             value = str(node.children[1]).upper()
         elif kind == "properties":  # where the first property is: Trino's error points there
-            value = token_start(_tokens(node.children[1])[0])
+            value = token_start(_first(node.children[1]))
         return Characteristic(kind, value, token_start(first))
 
     def block(self, node: Tree[Any]) -> Block:
         decls = tuple(self.declare(d) for d in _trees(node.children, "declaration"))
         lists = _trees(node.children, "statement_list")
         stmts = self.statements(lists[0]) if lists else ()
-        return Block(decls, stmts, token_start(_tokens(node)[0]))
+        return Block(decls, stmts, token_start(_first(node)))
 
     def declare(self, node: Tree[Any]) -> Declare:
         names: list[Name] = []
@@ -317,7 +344,7 @@ class _Reader:
                 default = self.expr(c)
             elif isinstance(c, Tree) and type_node is None:
                 type_node = c
-        return Declare(tuple(names), self.source(type_node), default, token_start(_tokens(node)[0]))
+        return Declare(tuple(names), self.source(type_node), default, token_start(_first(node)))
 
     def statements(self, node: Tree[Any]) -> tuple[Statement, ...]:
         return tuple(self.statement(c) for c in node.children if isinstance(c, Tree))
@@ -330,7 +357,7 @@ class _Reader:
     def statement(self, node: Tree[Any]) -> Statement:
         kind = node.data
         ch = node.children
-        start = token_start(_tokens(node)[0])
+        start = token_start(_first(node))
         if kind == "block":
             return self.block(node)
         if kind == "return_stmt":
