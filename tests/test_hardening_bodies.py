@@ -3,15 +3,14 @@ body costs linear time."""
 
 from __future__ import annotations
 
-import gc
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.hardening_cli import run_cli
+from tests.timing import assert_linear
 from translator.api import compile_script
 from translator.body_checks import body_problem
 from translator.emit import emit_ddl
@@ -119,28 +118,15 @@ def test_a_body_the_engine_reads_still_compiles(body: str, dialect: str) -> None
     compile_script(sql, dialect).raise_for_errors()
 
 
-def _compile_seconds(terms: int) -> float:
-    """CPU time of one compile, with Python's cyclic collector paused: its passes over every
-    live object grow with the heap, not with our algorithm, and made 4x the terms cost 6-11x
-    on a busy host (measured: 4.1x with it paused)."""
-    sql = "CREATE FUNCTION f(x INT) RETURNS INT RETURN " + " + ".join(["x"] * terms)
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.process_time()
-        compile_script(sql, "spark").raise_for_errors()
-        return time.process_time() - start
-    finally:
-        gc.enable()
-
-
 def test_time_linear_in_the_length_of_a_body() -> None:
     """4x the terms must cost well under the 16x of quadratic time (the old walk of every
-    column's ancestors took 6 s at 8k terms, 68 s at 32k); linear is 4x."""
-    _compile_seconds(200)  # warm sqlglot's caches
-    small = min(_compile_seconds(1000) for _ in range(3))
-    large = min(_compile_seconds(4000) for _ in range(3))
-    assert large / small < 8, (small, large)  # the best of three: a busy host is noisy
+    column's ancestors took 6 s at 8k terms, 68 s at 32k)."""
+
+    def compile_terms(terms: int) -> None:
+        sql = "CREATE FUNCTION f(x INT) RETURNS INT RETURN " + " + ".join(["x"] * terms)
+        compile_script(sql, "spark").raise_for_errors()
+
+    assert_linear(compile_terms, 1000, warm=200)
 
 
 @pytest.mark.parametrize("dialect", ["spark", "trino"])

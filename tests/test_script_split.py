@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import FIXTURES
+from tests.timing import assert_linear
 from translator.dialects import get_dialect
 from translator.errors import TranslatorError
 from translator.frontend import is_function_ddl
@@ -111,15 +112,11 @@ def test_split_time_is_linear() -> None:
     lex = get_dialect("trino").lexical
     unit = "CREATE FUNCTION f() RETURNS int BEGIN IF x THEN RETURN 1; END IF; RETURN b; END;\n"
 
-    def cost(k: int) -> float:
+    def split(k: int) -> object:
         script = unit * k + "CREATE FUNCTION g() RETURNS int RETURN " + "x + " * (k * 20) + "1"
-        t0 = time.process_time()
-        split_statements(script, lex)
-        return time.process_time() - t0
+        return split_statements(script, lex)
 
-    cost(100)
-    small, large = min(cost(1000) for _ in range(3)), min(cost(4000) for _ in range(3))
-    assert large < small * 8
+    assert_linear(split, 1000, warm=100)
 
 
 _CREATE_MODIFIERS = frozenset({"OR", "REPLACE", "TEMPORARY", "TEMP"})

@@ -5,7 +5,6 @@ every token and reduction the loop passes on."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -13,6 +12,7 @@ from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
 
 from tests.dialects.test_inline_parse import _statements
+from tests.timing import assert_linear
 from translator.dialects.grammar import inline_parser, load_parser
 from translator.dialects.inline_loop import NotParsed, _tables, parse_inline
 from translator.dialects.spark import parser as spark_parser
@@ -82,15 +82,11 @@ def test_time_is_linear_in_a_long_run_of_tokens() -> None:
     must append to the run's list, not copy it (a copy per token took 15 s at 40k terms)."""
     parser = load_parser("trino", "start", positions=False)
 
-    def cost(n: int) -> float:
+    def parse(n: int) -> object:
         terms = " + ".join(["1"] * n)
         text = (
             f"CREATE FUNCTION f() RETURNS int BEGIN DECLARE x int; SET x = {terms}; RETURN x; END"
         )
-        t0 = time.process_time()
-        parse_inline(parser, text)
-        return time.process_time() - t0
+        return parse_inline(parser, text)
 
-    cost(500)
-    small, large = min(cost(5000) for _ in range(3)), min(cost(20000) for _ in range(3))
-    assert large < small * 8
+    assert_linear(parse, 5000, warm=500)
