@@ -88,13 +88,7 @@ def _part(text: str) -> exp.DataType | None:
 
 @cache
 def _part_read(text: str) -> exp.DataType | None:
-    try:
-        t = exp.DataType.build(f"array({text})", dialect="trino")
-    except (SqlglotError, ValueError):
-        return None
-    if t.this != T.ARRAY or len(t.expressions) != 1:
-        return None
-    part = t.expressions[0]
+    part = _only_child(f"array({text})", T.ARRAY)
     return part if isinstance(part, exp.DataType) else None
 
 
@@ -107,16 +101,24 @@ def _row_field(name: str) -> exp.ColumnDef | None:
 
 @cache
 def _row_field_read(name: str) -> exp.ColumnDef | None:
-    try:
-        t = exp.DataType.build(f"row({name} integer)", dialect="trino")
-    except (SqlglotError, ValueError):
-        return None
-    if t.this != T.STRUCT or len(t.expressions) != 1:
-        return None
-    field = t.expressions[0]
+    field = _only_child(f"row({name} integer)", T.STRUCT)
     if not isinstance(field, exp.ColumnDef) or field.args.get("kind") != parse_type("integer"):
         return None
     return field
+
+
+def _only_child(text: str, container: object) -> exp.Expression | None:
+    """The only child of ``text`` read by sqlglot as a ``container`` type with one child; None
+    for any other reading. (``container`` is a ``DataType.Type``, which mypy does not accept as
+    an annotation.)"""
+    try:
+        t = exp.DataType.build(text, dialect="trino")
+    except (SqlglotError, ValueError):
+        return None
+    if t.this != container or len(t.expressions) != 1:
+        return None
+    child: exp.Expression = t.expressions[0]
+    return child
 
 
 def display(t: exp.DataType) -> str:
