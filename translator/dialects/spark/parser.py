@@ -12,7 +12,6 @@ because a body refers to them and Spark shows them as written.
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from lark import Token, Transformer, Tree
@@ -20,6 +19,7 @@ from lark.exceptions import UnexpectedInput
 
 from translator.dialects.grammar import (
     accepted_terminals,
+    fast_tree,
     inline_parser,
     load_parser,
     parse_with,
@@ -30,7 +30,6 @@ from translator.dialects.grammar import (
     token_start,
     transform,
 )
-from translator.dialects.inline_loop import NotParsed, parse_inline
 from translator.dialects.spark.assemble import CreateAssembler, refuse_non_sql
 from translator.dialects.spark.lexical import NAME, Name, split_name, squash, unquote
 from translator.dialects.spark.source import (
@@ -108,8 +107,8 @@ def _parse(text: str, base: Position | None, start: str) -> Tree[Token]:
     would be accepted.
     """
     parser = load_parser(NAME, start, positions=False)
-    with contextlib.suppress(NotParsed, UnexpectedInput):  # lark's, where the loop cannot run
-        tree: Tree[Token] = parse_inline(parser, text)  # lark's tree, built by the fast loop
+    tree = fast_tree(parser, text)
+    if tree is not None:
         return tree
     try:
         return parser.parse(text)
