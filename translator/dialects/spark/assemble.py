@@ -38,8 +38,7 @@ def refuse_non_sql(stmt: StatementText) -> None:
     Only the header is looked at: tokens before the first top-level ``RETURN``. ``AS`` never
     appears at the top level of a SQL function's header, and a ``$$`` string never does either.
     """
-    maybe = _MAYBE_NOT_SQL.search(stmt.text)
-    if maybe is None:
+    if _MAYBE_NOT_SQL.search(stmt.text) is None:
         return  # no AS, LANGUAGE or $ anywhere (strings and comments included): nothing to refuse
     if _plain_header(stmt.text):
         return  # the AS, LANGUAGE or $ are in the body: the look would stop at RETURN before
