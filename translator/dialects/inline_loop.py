@@ -22,7 +22,7 @@ itself, so messages never depend on this loop. A parser whose parts are not lark
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 from lark import Lark, Token, Tree
@@ -33,7 +33,7 @@ from lark.parse_tree_builder import (
     ChildFilterLALR_NoPlaceholders,
     ExpandSingleChild,
 )
-from lark.parsers.lalr_analysis import Shift
+from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
 from lark.parsers.lalr_parser import LALR_Parser
 from lark.parsers.lalr_parser import _Parser as LarkLalr
 
@@ -56,6 +56,9 @@ class NotParsed(Exception):
 #: lark's order), its callbacks, the terminals it ignores and those that may hold a line break.
 _Lexing = tuple[Callable[..., Any], dict[str, Any], frozenset[str], frozenset[str]]
 
+#: The lexer of a state lark has none for (none today): it matches nothing.
+_NO_LEXER: _Lexing = (lambda text, pos: None, {}, frozenset(), frozenset())
+
 #: A reduction: (number of symbols popped, what makes the value, the rule's name for the goto).
 _Reduce = tuple[int, Callable[[list[Any], Any], Any], str]
 
@@ -63,9 +66,14 @@ _Reduce = tuple[int, Callable[[list[Any], Any], Any], str]
 class _Tables:
     """What :func:`parse_inline` reads of one parser, taken out once.
 
-    ``actions[state][terminal]`` is ``(True, next state)`` for a shift and ``(False,
-    reduction)`` for a reduce: lark's table with each rule's size, callback and name looked up
-    beforehand (a :class:`~lark.grammar.Rule` hashes in Python, once per lookup)."""
+    ``actions[state][symbol]`` is an int: the next state (>= 0) for a shift or a goto, or
+    ``~i`` (< 0) for a reduction by ``reductions[i]``, a rule's size, callback and name looked
+    up beforehand (a :class:`~lark.grammar.Rule` hashes in Python, once per lookup).
+
+    Ints, not ``(shift, target)`` tuples: a dict holding only strings and ints, and a tuple of
+    ints, are not tracked by CPython's cyclic garbage collector, so the tables (several
+    thousand entries a grammar) add nothing to the work of each full collection.
+    """
 
     def __init__(self, parser: Lark) -> None:
         frontend = parser.parser
@@ -74,28 +82,32 @@ class _Tables:
         inner = lalr.parser
         table = inner.parse_table
         (start,) = frontend.parser_conf.start
-        self.start_state = table.start_states[start]
-        self.end_state = table.end_states[start]
+        self.start_state: int = table.start_states[start]
+        self.end_state: int = table.end_states[start]
         callbacks: dict[Any, Any] = inner.callbacks  # by terminal name and by Rule
         self.token_callbacks = {k: v for k, v in callbacks.items() if isinstance(k, str)}
         chains = {r: _Chain(cb) for r, cb in callbacks.items() if isinstance(r, Rule)}
         inlined = _inlined(chains)
-        reductions: dict[Rule, _Reduce] = {}
-        self.actions: dict[Any, dict[str, tuple[bool, Any]]] = {}
+        index: dict[Rule, int] = {}
+        reductions: list[_Reduce] = []
+        self.actions: list[dict[str, int]] = [{} for _ in range(max(table.states) + 1)]
         for state, row in table.states.items():
-            out: dict[str, tuple[bool, Any]] = {}
+            out = self.actions[state]
             for symbol, (action, arg) in row.items():
                 if action is Shift:
-                    out[symbol] = (True, arg)
+                    out[symbol] = arg
                     continue
-                if arg not in reductions:
+                if arg not in index:
                     size, name = len(arg.expansion), arg.origin.name
                     reducer = _reducer(arg, chains[arg], callbacks[arg], inlined)
-                    reductions[arg] = (size, reducer, name)
-                out[symbol] = (False, reductions[arg])
-            self.actions[state] = out
+                    index[arg] = len(reductions)
+                    reductions.append((size, reducer, name))
+                out[symbol] = ~index[arg]
+        self.reductions: tuple[_Reduce, ...] = tuple(reductions)
+        self.rules: tuple[Rule, ...] = tuple(index)  # by reduction index
+        self.states: tuple[int, ...] = tuple(table.states)
         by_lexer: dict[int, _Lexing] = {}
-        self.lexing: dict[Any, _Lexing] = {}
+        self.lexing: list[_Lexing] = [_NO_LEXER] * len(self.actions)
         for state, basic in lexer.lexers.items():
             assert isinstance(basic, BasicLexer)
             if id(basic) not in by_lexer:
@@ -107,6 +119,37 @@ class _Tables:
                     frozenset(basic.newline_types),
                 )
             self.lexing[state] = by_lexer[id(basic)]
+
+
+class _LazyParseTable(IntParseTable):
+    """lark's parse table, made again from the loop's :class:`_Tables` when lark first reads it.
+
+    Once the loop has its tables, lark's own parser runs only where the loop refuses a text
+    (a syntax error, which lark then reports) or where the caller asks lark for a tree walk of
+    a statement the loop cannot give. lark's table holds a ``(Shift, state)`` or ``(Reduce,
+    rule)`` tuple per entry, thousands a grammar, all tracked by the cyclic garbage collector
+    and traversed by each full collection; this stands in for it, holding nothing until then.
+    Made again, the entries are the same (equal and in the same order), one tuple per target
+    shared by every entry that has it.
+    """
+
+    def __init__(self, tables: _Tables, start_states: dict[str, int], end_states: dict[str, int]):
+        self._tables = tables
+        self.start_states = start_states
+        self.end_states = end_states
+
+    @cached_property
+    def states(self) -> dict[int, dict[str, tuple[Any, Any]]]:  # type: ignore[override]
+        tables = self._tables
+        reduces = [(Reduce, rule) for rule in tables.rules]
+        shifts = [(Shift, state) for state in range(len(tables.actions))]
+        return {
+            state: {
+                symbol: shifts[arg] if arg >= 0 else reduces[~arg]
+                for symbol, arg in tables.actions[state].items()
+            }
+            for state in tables.states
+        }
 
 
 class _Chain:
@@ -249,6 +292,10 @@ def _tables(parser: Lark) -> _Tables | None:
         return None
     found = _Tables(parser)
     parser._iceberg_udf_tables = found  # type: ignore[attr-defined]
+    lalr = frontend.parser
+    table = lalr.parser.parse_table
+    lazy = _LazyParseTable(found, table.start_states, table.end_states)
+    lalr.parser.parse_table = lalr._parse_table = lazy  # lark's own is let go
     return found
 
 
@@ -260,7 +307,7 @@ def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
     t = _tables(parser)
     if t is None:
         return parser.parse(text)
-    actions, lexing, end_state = t.actions, t.lexing, t.end_state
+    actions, reductions, lexing, end_state = t.actions, t.reductions, t.lexing, t.end_state
     token_callbacks = t.token_callbacks
     new_str = _new_str
     state = t.start_state
@@ -316,16 +363,16 @@ def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
             step = actions[state].get(kind)
             if step is None:
                 raise NotParsed
-            if step[0]:
+            if step >= 0:
                 if at_end:  # pragma: no cover - lark's tables never shift $END
                     raise NotParsed
-                state = step[1]
+                state = step
                 state_stack.append(state)
                 if kind in token_callbacks:
                     tok = token_callbacks[kind](tok)
                 value_stack.append(tok)
                 break
-            size, reduce, origin = step[1]
+            size, reduce, origin = reductions[~step]
             if size == 1:  # the most common size: two pops instead of a slice and two dels
                 s = [value_stack.pop()]
                 state_stack.pop()
@@ -336,7 +383,7 @@ def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
             else:
                 s = []
             value = reduce(s, builder)
-            state = actions[state_stack[-1]][origin][1]
+            state = actions[state_stack[-1]][origin]
             state_stack.append(state)
             value_stack.append(value)
             if at_end and state == end_state:
