@@ -14,7 +14,7 @@ from lark.exceptions import UnexpectedInput
 from tests.dialects.test_inline_parse import _statements
 from tests.timing import assert_linear
 from translator.dialects.grammar import inline_parser, load_parser
-from translator.dialects.inline_loop import NotParsed, _tables, parse_inline
+from translator.dialects.inline_loop import NotParsed, Tables, _tables, parse_inline
 from translator.dialects.spark import parser as spark_parser
 from translator.dialects.trino import parser as trino_parser
 
@@ -68,7 +68,7 @@ def test_every_rule_is_reduced_by_the_loop_itself(
     finally:
         inline_parser.cache_clear()
     for parser in parsers:
-        tables = _tables(parser)
+        tables = parser if isinstance(parser, Tables) else _tables(parser)
         assert tables is not None
         reducers = {r[1] for r in tables.reductions}
         assert len(reducers) > 50

@@ -21,6 +21,7 @@ itself, so messages never depend on this loop. A parser whose parts are not lark
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from functools import cached_property, partial
 from typing import Any
@@ -32,12 +33,14 @@ from lark.parse_tree_builder import (
     ChildFilterLALR,
     ChildFilterLALR_NoPlaceholders,
     ExpandSingleChild,
+    ParseTreeBuilder,
 )
+from lark.parser_frontends import _get_lexer_callbacks
 from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
 from lark.parsers.lalr_parser import LALR_Parser
 from lark.parsers.lalr_parser import _Parser as LarkLalr
 
-__all__ = ["METHOD", "NotParsed", "parse_inline"]
+__all__ = ["METHOD", "NotParsed", "Tables", "builder_tables", "parse_inline"]
 
 
 #: ``Token(...)``'s first step: the string (the loop fills the slots, as ``Token._future_new``).
@@ -63,7 +66,7 @@ _NO_LEXER: _Lexing = (lambda text, pos: None, {}, frozenset(), frozenset())
 _Reduce = tuple[int, Callable[[list[Any], Any], Any], str]
 
 
-class _Tables:
+class Tables:
     """What :func:`parse_inline` reads of one parser, taken out once.
 
     ``actions[state][symbol]`` is an int: the next state (>= 0) for a shift or a goto, or
@@ -84,12 +87,7 @@ class _Tables:
         (start,) = frontend.parser_conf.start
         self.start_state: int = table.start_states[start]
         self.end_state: int = table.end_states[start]
-        callbacks: dict[Any, Any] = inner.callbacks  # by terminal name and by Rule
-        self.token_callbacks = {k: v for k, v in callbacks.items() if isinstance(k, str)}
-        chains = {r: _Chain(cb) for r, cb in callbacks.items() if isinstance(r, Rule)}
-        inlined = _inlined(chains)
         index: dict[Rule, int] = {}
-        reductions: list[_Reduce] = []
         self.actions: list[dict[str, int]] = [{} for _ in range(max(table.states) + 1)]
         for state, row in table.states.items():
             out = self.actions[state]
@@ -98,13 +96,10 @@ class _Tables:
                     out[symbol] = arg
                     continue
                 if arg not in index:
-                    size, name = len(arg.expansion), arg.origin.name
-                    reducer = _reducer(arg, chains[arg], callbacks[arg], inlined)
-                    index[arg] = len(reductions)
-                    reductions.append((size, reducer, name))
+                    index[arg] = len(index)
                 out[symbol] = ~index[arg]
-        self.reductions: tuple[_Reduce, ...] = tuple(reductions)
         self.rules: tuple[Rule, ...] = tuple(index)  # by reduction index
+        self._use(inner.callbacks)
         self.states: tuple[int, ...] = tuple(table.states)
         by_lexer: dict[int, _Lexing] = {}
         self.lexing: list[_Lexing] = [_NO_LEXER] * len(self.actions)
@@ -120,9 +115,25 @@ class _Tables:
                 )
             self.lexing[state] = by_lexer[id(basic)]
 
+    def _use(self, callbacks: dict[Any, Any]) -> None:
+        """Reduce with ``callbacks`` (lark's, by terminal name and by Rule)."""
+        self.token_callbacks = {k: v for k, v in callbacks.items() if isinstance(k, str)}
+        chains = {r: _Chain(cb) for r, cb in callbacks.items() if isinstance(r, Rule)}
+        inlined = _inlined(chains)
+        self.reductions: tuple[_Reduce, ...] = tuple(
+            (len(r.expansion), _reducer(r, chains[r], callbacks[r], inlined), r.origin.name)
+            for r in self.rules
+        )
+
+    def with_callbacks(self, callbacks: dict[Any, Any]) -> Tables:
+        """These tables reducing with other callbacks: the automaton and the lexers shared."""
+        other = copy.copy(self)
+        other._use(callbacks)
+        return other
+
 
 class _LazyParseTable(IntParseTable):
-    """lark's parse table, made again from the loop's :class:`_Tables` when lark first reads it.
+    """lark's parse table, made again from the loop's :class:`Tables` when lark first reads it.
 
     Once the loop has its tables, lark's own parser runs only where the loop refuses a text
     (a syntax error, which lark then reports) or where the caller asks lark for a tree walk of
@@ -133,7 +144,7 @@ class _LazyParseTable(IntParseTable):
     shared by every entry that has it.
     """
 
-    def __init__(self, tables: _Tables, start_states: dict[str, int], end_states: dict[str, int]):
+    def __init__(self, tables: Tables, start_states: dict[str, int], end_states: dict[str, int]):
         self._tables = tables
         self.start_states = start_states
         self.end_states = end_states
@@ -276,9 +287,9 @@ def _inlined(chains: dict[Rule, _Chain]) -> frozenset[str]:
     )
 
 
-def _tables(parser: Lark) -> _Tables | None:
+def _tables(parser: Lark) -> Tables | None:
     """The tables of ``parser``, or None where its lexer or parser is not lark's Python one."""
-    found: _Tables | None = getattr(parser, "_iceberg_udf_tables", None)
+    found: Tables | None = getattr(parser, "_iceberg_udf_tables", None)
     if found is not None:
         return found
     frontend = parser.parser
@@ -290,7 +301,7 @@ def _tables(parser: Lark) -> _Tables | None:
         or len(frontend.parser_conf.start) != 1
     ):
         return None
-    found = _Tables(parser)
+    found = Tables(parser)
     parser._iceberg_udf_tables = found  # type: ignore[attr-defined]
     lalr = frontend.parser
     table = lalr.parser.parse_table
@@ -299,13 +310,34 @@ def _tables(parser: Lark) -> _Tables | None:
     return found
 
 
-def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
+def builder_tables(parser: Lark, transformer: object) -> Tables | None:
+    """The tables of ``parser`` reducing with the callbacks lark makes for ``transformer`` (its
+    ``transformer=`` option): what a second parser loaded with that option would run, without
+    loading one. None where ``parser`` is not lark's Python one."""
+    tables = _tables(parser)
+    if tables is None:
+        return None
+    options = parser.options
+    tree_builder = ParseTreeBuilder(  # type: ignore[no-untyped-call]  # as Lark._prepare_callbacks
+        parser.rules,
+        options.tree_class or Tree,
+        options.propagate_positions,
+        False,  # ambiguous: only for Earley
+        options.maybe_placeholders,
+    )
+    callbacks: dict[Any, Any] = tree_builder.create_callback(transformer)  # type: ignore[no-untyped-call]
+    callbacks.update(_get_lexer_callbacks(transformer, parser.terminals))  # type: ignore[no-untyped-call]
+    return tables.with_callbacks(callbacks)
+
+
+def parse_inline(parser: Lark | Tables, text: str, builder: Any = None) -> Any:
     """``parser.parse(text)``, or :class:`NotParsed` where that would raise a syntax error.
 
     ``builder`` is the Builder whose methods the parser's callbacks call (None for a parser
-    that builds a tree)."""
-    t = _tables(parser)
+    that builds a tree); ``parser`` may be :func:`builder_tables`'."""
+    t = parser if isinstance(parser, Tables) else _tables(parser)
     if t is None:
+        assert isinstance(parser, Lark)
         return parser.parse(text)
     actions, reductions, lexing, end_state = t.actions, t.reductions, t.lexing, t.end_state
     token_callbacks = t.token_callbacks
