@@ -5,6 +5,7 @@ every token and reduction the loop passes on."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -14,7 +15,13 @@ from lark.exceptions import UnexpectedInput
 from tests.dialects.test_inline_parse import _statements
 from tests.timing import assert_linear
 from translator.dialects.grammar import inline_parser, load_parser
-from translator.dialects.inline_loop import NotParsed, Tables, _tables, parse_inline
+from translator.dialects.inline_loop import (
+    NotParsed,
+    Tables,
+    _LazyParseTable,
+    _tables,
+    parse_inline,
+)
 from translator.dialects.spark import parser as spark_parser
 from translator.dialects.trino import parser as trino_parser
 
@@ -88,3 +95,52 @@ def test_time_is_linear_in_a_long_run_of_tokens() -> None:
         return parse_inline(parser, text)
 
     assert_linear(parse, 5000, warm=500)
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+def test_the_tables_are_nothing_for_the_garbage_collector(dialect: str) -> None:
+    """Each full collection traverses every tracked object: the loop's tables (one dict of
+    ints a parser state) are not tracked, and lark's own table (a tuple an entry) is let go
+    until lark's parser runs."""
+    parser = load_parser(dialect, "start", positions=False)
+    tables = _tables(parser)
+    assert tables is not None
+    assert len(tables.actions) > 300
+    assert not any(gc.is_tracked(row) for row in tables.actions)
+    assert isinstance(parser.parser.parser.parser.parse_table, _LazyParseTable)
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+def test_lark_s_table_made_again_is_the_one_it_loaded(dialect: str) -> None:
+    """What lark's parser reads once the loop has the tables: the same entries, in the same
+    order, as a parser loaded afresh has (lark's own parse of every statement is compared to
+    the loop's above, errors included)."""
+    cached = load_parser(dialect, "start", positions=False)
+    assert _tables(cached) is not None
+    fresh = load_parser.__wrapped__(dialect, "start", positions=False)
+    made = cached.parser.parser.parser.parse_table
+    loaded = fresh.parser.parser.parser.parse_table
+    assert not isinstance(loaded, _LazyParseTable)
+    assert (made.start_states, made.end_states) == (loaded.start_states, loaded.end_states)
+    assert list(made.states) == list(loaded.states)
+    for state, row in loaded.states.items():
+        assert list(made.states[state].items()) == list(row.items())
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+def test_an_inline_parser_is_the_plain_parser_s_tables(
+    dialect: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without lark-cython no second Lark is loaded for a Builder: the plain parser's automaton
+    and lexers run with the Builder's callbacks (the parses are compared in test_inline_parse)."""
+    module = spark_parser if dialect == "spark" else trino_parser
+    monkeypatch.setenv("ICEBERG_UDF_LARK_CYTHON", "0")
+    inline_parser.cache_clear()
+    try:
+        inline = inline_parser(dialect, "start", module.Builder)
+    finally:
+        inline_parser.cache_clear()
+    plain = _tables(load_parser(dialect, "start", positions=False))
+    assert isinstance(inline, Tables) and plain is not None
+    assert inline.actions is plain.actions and inline.lexing is plain.lexing
+    assert inline.reductions != plain.reductions
