@@ -21,6 +21,7 @@ from translator.dialects.inline_loop import (
     _LazyParseTable,
     _tables,
     parse_inline,
+    share_entries,
 )
 from translator.dialects.spark import parser as spark_parser
 from translator.dialects.trino import parser as trino_parser
@@ -144,3 +145,16 @@ def test_an_inline_parser_is_the_plain_parser_s_tables(
     assert isinstance(inline, Tables) and plain is not None
     assert inline.actions is plain.actions and inline.lexing is plain.lexing
     assert inline.reductions != plain.reductions
+
+
+def test_equal_entries_of_a_table_lark_keeps_are_one_tuple() -> None:
+    """A table lark's code reads (lark-cython's inline parsers') keeps one tuple per distinct
+    entry: a few hundred, where lark made one per entry."""
+    parser = load_parser.__wrapped__("trino", "start", positions=False)
+    states = parser.parser.parser._parse_table.states
+    before = [dict(row) for row in states.values()]
+    entries = sum(len(row) for row in before)
+    share_entries(parser)
+    assert [dict(row) for row in states.values()] == before
+    distinct = {id(entry) for row in states.values() for entry in row.values()}
+    assert len(distinct) < len(states) + len(parser.rules) < entries / 4

@@ -27,7 +27,14 @@ from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
 from translator.dialects import parser_cache
-from translator.dialects.inline_loop import METHOD, NotParsed, Tables, builder_tables, parse_inline
+from translator.dialects.inline_loop import (
+    METHOD,
+    NotParsed,
+    Tables,
+    builder_tables,
+    parse_inline,
+    share_entries,
+)
 from translator.errors import Position, SqlSyntaxError, TranslatorError, position_at
 
 __all__ = [
@@ -126,6 +133,7 @@ def inline_parser(name: str, start: str, builder: type) -> Lark | Tables:
         options["_plugins"] = plugins
     parser: Lark = Lark.__new__(Lark)._load({"data": data, "memo": memo}, **options)
     parser.ignore_tokens = list(plain.ignore_tokens)
+    share_entries(parser)
     return parser
 
 

@@ -40,7 +40,7 @@ from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
 from lark.parsers.lalr_parser import LALR_Parser
 from lark.parsers.lalr_parser import _Parser as LarkLalr
 
-__all__ = ["METHOD", "NotParsed", "Tables", "builder_tables", "parse_inline"]
+__all__ = ["METHOD", "NotParsed", "Tables", "builder_tables", "parse_inline", "share_entries"]
 
 
 #: ``Token(...)``'s first step: the string (the loop fills the slots, as ``Token._future_new``).
@@ -161,6 +161,21 @@ class _LazyParseTable(IntParseTable):
             }
             for state in tables.states
         }
+
+
+def share_entries(parser: Lark) -> None:
+    """Let the equal entries of ``parser``'s LALR table be one tuple (lark makes a ``(Shift,
+    state)`` or ``(Reduce, rule)`` tuple for each, several thousand a grammar, every one of
+    them traversed by each full garbage collection): for a parser whose table lark's own code
+    or lark-cython's reads, and which the loop cannot replace (see :class:`_LazyParseTable`)."""
+    table = getattr(getattr(parser.parser, "parser", None), "_parse_table", None)
+    states = getattr(table, "states", None)
+    if not isinstance(states, dict):
+        return
+    shared: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+    for row in states.values():
+        for symbol, entry in list(row.items()):
+            row[symbol] = shared.setdefault(entry, entry)
 
 
 class _Chain:
