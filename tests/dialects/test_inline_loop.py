@@ -5,6 +5,7 @@ every token and reduction the loop passes on."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -14,7 +15,14 @@ from lark.exceptions import UnexpectedInput
 from tests.dialects.test_inline_parse import _statements
 from tests.timing import assert_linear
 from translator.dialects.grammar import inline_parser, load_parser
-from translator.dialects.inline_loop import NotParsed, _tables, parse_inline
+from translator.dialects.inline_loop import (
+    NotParsed,
+    Tables,
+    _LazyParseTable,
+    _tables,
+    parse_inline,
+    share_entries,
+)
 from translator.dialects.spark import parser as spark_parser
 from translator.dialects.trino import parser as trino_parser
 
@@ -68,11 +76,9 @@ def test_every_rule_is_reduced_by_the_loop_itself(
     finally:
         inline_parser.cache_clear()
     for parser in parsers:
-        tables = _tables(parser)
+        tables = parser if isinstance(parser, Tables) else _tables(parser)
         assert tables is not None
-        reducers = {
-            r[1] for row in tables.actions.values() for shift, r in row.values() if not shift
-        }
+        reducers = {r[1] for r in tables.reductions}
         assert len(reducers) > 50
         assert all(r.__name__ == "reduce" for r in reducers)
 
@@ -90,3 +96,65 @@ def test_time_is_linear_in_a_long_run_of_tokens() -> None:
         return parse_inline(parser, text)
 
     assert_linear(parse, 5000, warm=500)
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+def test_the_tables_are_nothing_for_the_garbage_collector(dialect: str) -> None:
+    """Each full collection traverses every tracked object: the loop's tables (one dict of
+    ints a parser state) are not tracked, and lark's own table (a tuple an entry) is let go
+    until lark's parser runs."""
+    parser = load_parser(dialect, "start", positions=False)
+    tables = _tables(parser)
+    assert tables is not None
+    assert len(tables.actions) > 300
+    assert not any(gc.is_tracked(row) for row in tables.actions)
+    assert isinstance(parser.parser.parser.parser.parse_table, _LazyParseTable)
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+def test_lark_s_table_made_again_is_the_one_it_loaded(dialect: str) -> None:
+    """What lark's parser reads once the loop has the tables: the same entries, in the same
+    order, as a parser loaded afresh has (lark's own parse of every statement is compared to
+    the loop's above, errors included)."""
+    cached = load_parser(dialect, "start", positions=False)
+    assert _tables(cached) is not None
+    fresh = load_parser.__wrapped__(dialect, "start", positions=False)
+    made = cached.parser.parser.parser.parse_table
+    loaded = fresh.parser.parser.parser.parse_table
+    assert not isinstance(loaded, _LazyParseTable)
+    assert (made.start_states, made.end_states) == (loaded.start_states, loaded.end_states)
+    assert list(made.states) == list(loaded.states)
+    for state, row in loaded.states.items():
+        assert list(made.states[state].items()) == list(row.items())
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+def test_an_inline_parser_is_the_plain_parser_s_tables(
+    dialect: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without lark-cython no second Lark is loaded for a Builder: the plain parser's automaton
+    and lexers run with the Builder's callbacks (the parses are compared in test_inline_parse)."""
+    module = spark_parser if dialect == "spark" else trino_parser
+    monkeypatch.setenv("ICEBERG_UDF_LARK_CYTHON", "0")
+    inline_parser.cache_clear()
+    try:
+        inline = inline_parser(dialect, "start", module.Builder)
+    finally:
+        inline_parser.cache_clear()
+    plain = _tables(load_parser(dialect, "start", positions=False))
+    assert isinstance(inline, Tables) and plain is not None
+    assert inline.actions is plain.actions and inline.lexing is plain.lexing
+    assert inline.reductions != plain.reductions
+
+
+def test_equal_entries_of_a_table_lark_keeps_are_one_tuple() -> None:
+    """A table lark's code reads (lark-cython's inline parsers') keeps one tuple per distinct
+    entry: a few hundred, where lark made one per entry."""
+    parser = load_parser.__wrapped__("trino", "start", positions=False)
+    states = parser.parser.parser._parse_table.states
+    before = [dict(row) for row in states.values()]
+    entries = sum(len(row) for row in before)
+    share_entries(parser)
+    assert [dict(row) for row in states.values()] == before
+    distinct = {id(entry) for row in states.values() for entry in row.values()}
+    assert len(distinct) < len(states) + len(parser.rules) < entries / 4

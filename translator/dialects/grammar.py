@@ -27,7 +27,14 @@ from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
 from translator.dialects import parser_cache
-from translator.dialects.inline_loop import METHOD, NotParsed, parse_inline
+from translator.dialects.inline_loop import (
+    METHOD,
+    NotParsed,
+    Tables,
+    builder_tables,
+    parse_inline,
+    share_entries,
+)
 from translator.errors import Position, SqlSyntaxError, TranslatorError, position_at
 
 __all__ = [
@@ -96,7 +103,7 @@ def _builders() -> list[Any]:
 
 
 @cache
-def inline_parser(name: str, start: str, builder: type) -> Lark:
+def inline_parser(name: str, start: str, builder: type) -> Lark | Tables:
     """The parser of :func:`load_parser` (no positions) that runs ``builder``'s methods as it
     reduces each rule (lark's ``transformer=`` for LALR): no parse tree is built and none is
     walked afterwards, which saves about a third of a header's lark time.
@@ -107,16 +114,26 @@ def inline_parser(name: str, start: str, builder: type) -> Lark:
     children, left to right: the tree walk's post-order). A rule without a method becomes a
     ``Tree`` as in the walk. What differs is when an error surfaces, which the callers settle:
     see :func:`run_inline`.
+
+    Without lark-cython, what runs is the plain parser's own tables (the automaton and the
+    lexers, which :func:`~translator.dialects.inline_loop.parse_inline` has read already)
+    with these callbacks: no second copy of the grammar is loaded, and none stays in the heap
+    for each full garbage collection to traverse (about 4,500 objects a dialect).
     """
     plain = load_parser(name, start, positions=False)
-    data, memo = plain.memo_serialize([TerminalDef, Rule])
     callbacks = _Callbacks(builder, {r.alias or r.origin.name for r in plain.rules})
-    options: dict[str, Any] = {"transformer": callbacks}
     plugins = _lark_cython()
+    if plugins is None:
+        tables = builder_tables(plain, callbacks)
+        if tables is not None:
+            return tables
+    data, memo = plain.memo_serialize([TerminalDef, Rule])
+    options: dict[str, Any] = {"transformer": callbacks}
     if plugins is not None:
         options["_plugins"] = plugins
     parser: Lark = Lark.__new__(Lark)._load({"data": data, "memo": memo}, **options)
     parser.ignore_tokens = list(plain.ignore_tokens)
+    share_entries(parser)
     return parser
 
 
@@ -160,7 +177,7 @@ class _Callbacks:
             setattr(self, str(rule), call)
 
 
-def run_inline(parser: Lark, builder: Any, text: str) -> Any:
+def run_inline(parser: Lark | Tables, builder: Any, text: str) -> Any:
     """What ``builder.transform(parser.parse(text))`` gives, with ``parser`` from
     :func:`inline_parser`, when the text parses and no method raises.
 
@@ -178,7 +195,7 @@ def run_inline(parser: Lark, builder: Any, text: str) -> Any:
 
 
 def run_inline_settled(
-    parser: Lark, builder: Any, text: str, parse_tree: Callable[[], object]
+    parser: Lark | Tables, builder: Any, text: str, parse_tree: Callable[[], object]
 ) -> Any | None:
     """:func:`run_inline` with its errors settled as the tree path settles them, or None where
     only the tree path gives the error it gives.

@@ -21,8 +21,9 @@ itself, so messages never depend on this loop. A parser whose parts are not lark
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
-from functools import partial
+from functools import cached_property, partial
 from typing import Any
 
 from lark import Lark, Token, Tree
@@ -32,12 +33,14 @@ from lark.parse_tree_builder import (
     ChildFilterLALR,
     ChildFilterLALR_NoPlaceholders,
     ExpandSingleChild,
+    ParseTreeBuilder,
 )
-from lark.parsers.lalr_analysis import Shift
+from lark.parser_frontends import _get_lexer_callbacks
+from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
 from lark.parsers.lalr_parser import LALR_Parser
 from lark.parsers.lalr_parser import _Parser as LarkLalr
 
-__all__ = ["METHOD", "NotParsed", "parse_inline"]
+__all__ = ["METHOD", "NotParsed", "Tables", "builder_tables", "parse_inline", "share_entries"]
 
 
 #: ``Token(...)``'s first step: the string (the loop fills the slots, as ``Token._future_new``).
@@ -56,16 +59,24 @@ class NotParsed(Exception):
 #: lark's order), its callbacks, the terminals it ignores and those that may hold a line break.
 _Lexing = tuple[Callable[..., Any], dict[str, Any], frozenset[str], frozenset[str]]
 
+#: The lexer of a state lark has none for (none today): it matches nothing.
+_NO_LEXER: _Lexing = (lambda text, pos: None, {}, frozenset(), frozenset())
+
 #: A reduction: (number of symbols popped, what makes the value, the rule's name for the goto).
 _Reduce = tuple[int, Callable[[list[Any], Any], Any], str]
 
 
-class _Tables:
+class Tables:
     """What :func:`parse_inline` reads of one parser, taken out once.
 
-    ``actions[state][terminal]`` is ``(True, next state)`` for a shift and ``(False,
-    reduction)`` for a reduce: lark's table with each rule's size, callback and name looked up
-    beforehand (a :class:`~lark.grammar.Rule` hashes in Python, once per lookup)."""
+    ``actions[state][symbol]`` is an int: the next state (>= 0) for a shift or a goto, or
+    ``~i`` (< 0) for a reduction by ``reductions[i]``, a rule's size, callback and name looked
+    up beforehand (a :class:`~lark.grammar.Rule` hashes in Python, once per lookup).
+
+    Ints, not ``(shift, target)`` tuples: a dict holding only strings and ints, and a tuple of
+    ints, are not tracked by CPython's cyclic garbage collector, so the tables (several
+    thousand entries a grammar) add nothing to the work of each full collection.
+    """
 
     def __init__(self, parser: Lark) -> None:
         frontend = parser.parser
@@ -74,28 +85,24 @@ class _Tables:
         inner = lalr.parser
         table = inner.parse_table
         (start,) = frontend.parser_conf.start
-        self.start_state = table.start_states[start]
-        self.end_state = table.end_states[start]
-        callbacks: dict[Any, Any] = inner.callbacks  # by terminal name and by Rule
-        self.token_callbacks = {k: v for k, v in callbacks.items() if isinstance(k, str)}
-        chains = {r: _Chain(cb) for r, cb in callbacks.items() if isinstance(r, Rule)}
-        inlined = _inlined(chains)
-        reductions: dict[Rule, _Reduce] = {}
-        self.actions: dict[Any, dict[str, tuple[bool, Any]]] = {}
+        self.start_state: int = table.start_states[start]
+        self.end_state: int = table.end_states[start]
+        index: dict[Rule, int] = {}
+        self.actions: list[dict[str, int]] = [{} for _ in range(max(table.states) + 1)]
         for state, row in table.states.items():
-            out: dict[str, tuple[bool, Any]] = {}
+            out = self.actions[state]
             for symbol, (action, arg) in row.items():
                 if action is Shift:
-                    out[symbol] = (True, arg)
+                    out[symbol] = arg
                     continue
-                if arg not in reductions:
-                    size, name = len(arg.expansion), arg.origin.name
-                    reducer = _reducer(arg, chains[arg], callbacks[arg], inlined)
-                    reductions[arg] = (size, reducer, name)
-                out[symbol] = (False, reductions[arg])
-            self.actions[state] = out
+                if arg not in index:
+                    index[arg] = len(index)
+                out[symbol] = ~index[arg]
+        self.rules: tuple[Rule, ...] = tuple(index)  # by reduction index
+        self._use(inner.callbacks)
+        self.states: tuple[int, ...] = tuple(table.states)
         by_lexer: dict[int, _Lexing] = {}
-        self.lexing: dict[Any, _Lexing] = {}
+        self.lexing: list[_Lexing] = [_NO_LEXER] * len(self.actions)
         for state, basic in lexer.lexers.items():
             assert isinstance(basic, BasicLexer)
             if id(basic) not in by_lexer:
@@ -107,6 +114,68 @@ class _Tables:
                     frozenset(basic.newline_types),
                 )
             self.lexing[state] = by_lexer[id(basic)]
+
+    def _use(self, callbacks: dict[Any, Any]) -> None:
+        """Reduce with ``callbacks`` (lark's, by terminal name and by Rule)."""
+        self.token_callbacks = {k: v for k, v in callbacks.items() if isinstance(k, str)}
+        chains = {r: _Chain(cb) for r, cb in callbacks.items() if isinstance(r, Rule)}
+        inlined = _inlined(chains)
+        self.reductions: tuple[_Reduce, ...] = tuple(
+            (len(r.expansion), _reducer(r, chains[r], callbacks[r], inlined), r.origin.name)
+            for r in self.rules
+        )
+
+    def with_callbacks(self, callbacks: dict[Any, Any]) -> Tables:
+        """These tables reducing with other callbacks: the automaton and the lexers shared."""
+        other = copy.copy(self)
+        other._use(callbacks)
+        return other
+
+
+class _LazyParseTable(IntParseTable):
+    """lark's parse table, made again from the loop's :class:`Tables` when lark first reads it.
+
+    Once the loop has its tables, lark's own parser runs only where the loop refuses a text
+    (a syntax error, which lark then reports) or where the caller asks lark for a tree walk of
+    a statement the loop cannot give. lark's table holds a ``(Shift, state)`` or ``(Reduce,
+    rule)`` tuple per entry, thousands a grammar, all tracked by the cyclic garbage collector
+    and traversed by each full collection; this stands in for it, holding nothing until then.
+    Made again, the entries are the same (equal and in the same order), one tuple per target
+    shared by every entry that has it.
+    """
+
+    def __init__(self, tables: Tables, start_states: dict[str, int], end_states: dict[str, int]):
+        self._tables = tables
+        self.start_states = start_states
+        self.end_states = end_states
+
+    @cached_property
+    def states(self) -> dict[int, dict[str, tuple[Any, Any]]]:  # type: ignore[override]
+        tables = self._tables
+        reduces = [(Reduce, rule) for rule in tables.rules]
+        shifts = [(Shift, state) for state in range(len(tables.actions))]
+        return {
+            state: {
+                symbol: shifts[arg] if arg >= 0 else reduces[~arg]
+                for symbol, arg in tables.actions[state].items()
+            }
+            for state in tables.states
+        }
+
+
+def share_entries(parser: Lark) -> None:
+    """Let the equal entries of ``parser``'s LALR table be one tuple (lark makes a ``(Shift,
+    state)`` or ``(Reduce, rule)`` tuple for each, several thousand a grammar, every one of
+    them traversed by each full garbage collection): for a parser whose table lark's own code
+    or lark-cython's reads, and which the loop cannot replace (see :class:`_LazyParseTable`)."""
+    table = getattr(getattr(parser.parser, "parser", None), "_parse_table", None)
+    states = getattr(table, "states", None)
+    if not isinstance(states, dict):
+        return
+    shared: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+    for row in states.values():
+        for symbol, entry in list(row.items()):
+            row[symbol] = shared.setdefault(entry, entry)
 
 
 class _Chain:
@@ -233,9 +302,9 @@ def _inlined(chains: dict[Rule, _Chain]) -> frozenset[str]:
     )
 
 
-def _tables(parser: Lark) -> _Tables | None:
+def _tables(parser: Lark) -> Tables | None:
     """The tables of ``parser``, or None where its lexer or parser is not lark's Python one."""
-    found: _Tables | None = getattr(parser, "_iceberg_udf_tables", None)
+    found: Tables | None = getattr(parser, "_iceberg_udf_tables", None)
     if found is not None:
         return found
     frontend = parser.parser
@@ -247,20 +316,45 @@ def _tables(parser: Lark) -> _Tables | None:
         or len(frontend.parser_conf.start) != 1
     ):
         return None
-    found = _Tables(parser)
+    found = Tables(parser)
     parser._iceberg_udf_tables = found  # type: ignore[attr-defined]
+    lalr = frontend.parser
+    table = lalr.parser.parse_table
+    lazy = _LazyParseTable(found, table.start_states, table.end_states)
+    lalr.parser.parse_table = lalr._parse_table = lazy  # lark's own is let go
     return found
 
 
-def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
+def builder_tables(parser: Lark, transformer: object) -> Tables | None:
+    """The tables of ``parser`` reducing with the callbacks lark makes for ``transformer`` (its
+    ``transformer=`` option): what a second parser loaded with that option would run, without
+    loading one. None where ``parser`` is not lark's Python one."""
+    tables = _tables(parser)
+    if tables is None:
+        return None
+    options = parser.options
+    tree_builder = ParseTreeBuilder(  # type: ignore[no-untyped-call]  # as Lark._prepare_callbacks
+        parser.rules,
+        options.tree_class or Tree,
+        options.propagate_positions,
+        False,  # ambiguous: only for Earley
+        options.maybe_placeholders,
+    )
+    callbacks: dict[Any, Any] = tree_builder.create_callback(transformer)  # type: ignore[no-untyped-call]
+    callbacks.update(_get_lexer_callbacks(transformer, parser.terminals))  # type: ignore[no-untyped-call]
+    return tables.with_callbacks(callbacks)
+
+
+def parse_inline(parser: Lark | Tables, text: str, builder: Any = None) -> Any:
     """``parser.parse(text)``, or :class:`NotParsed` where that would raise a syntax error.
 
     ``builder`` is the Builder whose methods the parser's callbacks call (None for a parser
-    that builds a tree)."""
-    t = _tables(parser)
+    that builds a tree); ``parser`` may be :func:`builder_tables`'."""
+    t = parser if isinstance(parser, Tables) else _tables(parser)
     if t is None:
+        assert isinstance(parser, Lark)
         return parser.parse(text)
-    actions, lexing, end_state = t.actions, t.lexing, t.end_state
+    actions, reductions, lexing, end_state = t.actions, t.reductions, t.lexing, t.end_state
     token_callbacks = t.token_callbacks
     new_str = _new_str
     state = t.start_state
@@ -316,16 +410,16 @@ def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
             step = actions[state].get(kind)
             if step is None:
                 raise NotParsed
-            if step[0]:
+            if step >= 0:
                 if at_end:  # pragma: no cover - lark's tables never shift $END
                     raise NotParsed
-                state = step[1]
+                state = step
                 state_stack.append(state)
                 if kind in token_callbacks:
                     tok = token_callbacks[kind](tok)
                 value_stack.append(tok)
                 break
-            size, reduce, origin = step[1]
+            size, reduce, origin = reductions[~step]
             if size == 1:  # the most common size: two pops instead of a slice and two dels
                 s = [value_stack.pop()]
                 state_stack.pop()
@@ -336,7 +430,7 @@ def parse_inline(parser: Lark, text: str, builder: Any = None) -> Any:
             else:
                 s = []
             value = reduce(s, builder)
-            state = actions[state_stack[-1]][origin][1]
+            state = actions[state_stack[-1]][origin]
             state_stack.append(state)
             value_stack.append(value)
             if at_end and state == end_state:

@@ -240,21 +240,26 @@ def _plainly_shaped(text: str) -> bool:
     if _PLAIN_CHARACTERS.fullmatch(masked) is None or not masked.strip():
         return False
     open_: list[str] = []
-    for m in _SHAPE_TOKEN.finditer(masked):
-        tok = m.group()
-        if tok in ("(", "["):
+    for tok in _SHAPE_TOKEN.findall(masked):  # strings, not match objects: most are words
+        if len(tok) > 4:  # a word or a number that is no keyword
+            continue
+        if tok in _OPENERS:
             open_.append(tok)
-        elif tok in (")", "]"):
-            if not open_ or open_.pop() != ("(" if tok == ")" else "["):
+        elif tok in _CLOSERS:
+            if not open_ or open_.pop() != _CLOSERS[tok]:
                 return False
         elif tok == ":":
             if not open_ or open_[-1] == "CASE":
                 return False
         elif tok[0].isalpha() or tok[0] == "_":
-            word = tok.upper() if len(tok) <= 4 else ""
+            word = tok.upper()
             if word in _SHAPE_WORDS and not _shape_word(word, open_):
                 return False
     return not open_
+
+
+_OPENERS: Final = frozenset({"(", "["})
+_CLOSERS: Final = {")": "(", "]": "["}
 
 
 def _shape_word(word: str, open_: list[str]) -> bool:
