@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import sqlglot
 from sqlglot import exp
 
 from translator.bodies import parse_body, transpile_body
@@ -100,3 +101,47 @@ def test_the_stored_tree_is_not_typed_in_place() -> None:
         parameter_types={"a": DOUBLE, "b": DOUBLE},
     )
     assert all(c.type is None for c in ast.find_all(exp.Column))
+
+
+def _scoped_reference(ast: exp.Expr) -> tuple[list[str], list[str], set[str]]:
+    """The long way: every node with whether a query with a FROM encloses it, on one stack."""
+    columns: list[str] = []
+    free: list[str] = []
+    lambdas: set[str] = set()
+    stack = [(ast, False)]
+    while stack:
+        node, below = stack.pop()
+        if isinstance(node, exp.Column) and not node.table:
+            columns.append(node.name)
+            if not below:
+                free.append(node.name)
+        elif isinstance(node, exp.Lambda):
+            lambdas.update(i.name.lower() for i in node.expressions)
+        below = below or (isinstance(node, exp.Select) and bool(node.args.get("from_")))
+        stack.extend((child, below) for child in node.iter_expressions())
+    return columns, free, lambdas
+
+
+def test_bare_columns_in_the_order_of_the_scoped_walk() -> None:
+    """The first spelling of a free name is the one reported: the walk keeps the order of a
+    stack fed each node's children in order; a column in a query with a FROM is not free."""
+    from benchmarks.corpus import generate
+    from benchmarks.throughput import _bodies
+    from translator.bodies import _bare_columns
+
+    texts = [
+        ("Y + (SELECT sum(c) FROM t WHERE k = y) + transform(a, v -> v + z) + y", "spark"),
+        ("(SELECT x FROM (SELECT y AS x) s WHERE (SELECT max(q) FROM u) > w)", "spark"),
+    ] + [(text, dialect) for text, dialect, _ in _bodies(generate(150, 11))]
+    first = sqlglot.parse_one(texts[0][0], read="spark")
+    assert _bare_columns(first) == (
+        ["y", "z", "a", "y", "k", "c", "Y"],
+        ["y", "z", "a", "Y"],
+        {"v"},
+    )
+    for text, dialect in texts:
+        try:
+            ast = sqlglot.parse_one(text, read=dialect)
+        except sqlglot.errors.SqlglotError:
+            continue
+        assert _bare_columns(ast) == _scoped_reference(ast), text

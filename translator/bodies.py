@@ -20,7 +20,7 @@ from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
 from translator.query_free import QueryFree
-from translator.sqltrees import copy_tree
+from translator.sqltrees import breadth_first, copy_tree
 from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
 __all__ = [
@@ -102,57 +102,78 @@ class Transpiled:
 def parameter_references(ast: Any, parameters: Sequence[str]) -> set[str]:
     """Declared parameter names (case-insensitively) that ``ast`` refers to as bare columns."""
     wanted = {p.lower() for p in parameters}
-    found: set[str] = set()
-    for col in ast.find_all(exp.Column):
-        if not col.table and col.name.lower() in wanted:
-            found.add(col.name.lower())
-    return found
+    column = exp.Column
+    return {
+        name
+        for node in breadth_first(ast)
+        if isinstance(node, column) and not node.table and (name := node.name.lower()) in wanted
+    }
 
 
 def _bare_columns(ast: Any) -> tuple[list[str], list[str], set[str]]:
+    """The names of :func:`_scoped_columns`' columns."""
+    columns, free, lambda_vars = _scoped_columns(ast)
+    return [c.name for c in columns], [c.name for c in free], lambda_vars
+
+
+def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str]]:
     """The columns ``ast`` refers to without a table: all of them, and the free ones (outside
-    every query with a FROM, whose tables could bind them); and its lambdas' variables
-    (lower-cased). One walk of the tree."""
-    columns: list[str] = []
-    free: list[str] = []
+    every query with a FROM, whose tables could bind them: ``(SELECT SUM(c) FROM t WHERE k =
+    x)``); and its lambdas' variables (lower-cased).
+
+    One walk, on a stack fed each node's children in order (the first spelling of a free name
+    is the one reported, so the order is kept). Whether a query encloses a node is known on the
+    way down, so a long body costs time in proportion to its size (asking each column's
+    ancestors cost time quadratic in the depth of ``x + x + ... + x``); children are read from
+    ``args`` as ``iter_expressions`` reads them (a generator per node cost more than the walk)."""
+    columns: list[Any] = []
+    free: list[Any] = []
     lambda_vars: set[str] = set()
-    for node, in_query in _walk_scoped(ast):
-        if isinstance(node, exp.Column):
-            if not node.table:
-                columns.append(node.name)
-                if not in_query:
-                    free.append(node.name)
-        elif isinstance(node, exp.Lambda):
-            lambda_vars.update(ident.name.lower() for ident in node.expressions)
-    return columns, free, lambda_vars
-
-
-def _walk_scoped(ast: Any) -> list[tuple[Any, bool]]:
-    """Every node of ``ast`` and whether a SELECT with a FROM encloses it (``(SELECT SUM(c) FROM
-    t WHERE k = x)``: ``c`` and ``k`` may be columns of ``t``). One pass that carries the answer
-    down, so a long body costs time in proportion to its size (asking each column's ancestors
-    cost time quadratic in the depth of ``x + x + ... + x``). A list built in one loop, children
-    read from ``args`` as ``iter_expressions`` reads them (a generator per node cost more than
-    the walk itself); the order is that of a stack fed each node's children in order."""
-    out: list[tuple[Any, bool]] = []
-    append = out.append
-    stack: list[tuple[Any, bool]] = [(ast, False)]
+    column, lam, select, expr = exp.Column, exp.Lambda, exp.Select, exp.Expr
+    stack = [ast]
     pop, push = stack.pop, stack.append
-    expr, select = exp.Expr, exp.Select
     while stack:
-        item = pop()
-        append(item)
-        node, below = item
-        if not below and isinstance(node, select) and node.args.get("from_"):
-            below = True
+        node = pop()
+        if isinstance(node, column):
+            if not node.table:
+                columns.append(node)
+                free.append(node)
+        elif isinstance(node, lam):
+            lambda_vars.update(ident.name.lower() for ident in node.expressions)
+        elif isinstance(node, select) and node.args.get("from_"):
+            # Everything below is in the query. A stack visits a node's descendants right
+            # after it: they are walked here, on a stack of their own, in that same order.
+            _in_query(node, columns, lambda_vars)
+            continue
         for value in node.args.values():
             if isinstance(value, list):
                 for v in value:
                     if isinstance(v, expr):
-                        push((v, below))
+                        push(v)
             elif isinstance(value, expr):
-                push((value, below))
-    return out
+                push(value)
+    return columns, free, lambda_vars
+
+
+def _in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> None:
+    """:func:`_scoped_columns` below a query with a FROM: no column there is free."""
+    column, lam, expr = exp.Column, exp.Lambda, exp.Expr
+    stack = [query]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if isinstance(node, column):
+            if not node.table:
+                columns.append(node)
+        elif isinstance(node, lam):
+            lambda_vars.update(ident.name.lower() for ident in node.expressions)
+        for value in node.args.values():
+            if isinstance(value, list):
+                for v in value:
+                    if isinstance(v, expr):
+                        push(v)
+            elif isinstance(value, expr):
+                push(value)
 
 
 #: Functions written without parentheses (SQL's niladic forms), which sqlglot may read back as
@@ -214,26 +235,14 @@ def _typed_copy(
     typed = ast if in_place else copy_tree(ast)
     lowered = {name.lower(): t for name, t in types.items()}
     wanted = {p.lower() for p in parameters}
-    found: set[str] = set()
-    references = []
-    shadowed: set[str] = set()
-    for node, in_query in _walk_scoped(typed):
-        if isinstance(node, exp.Column):
-            if not node.table:
-                name = node.name.lower()
-                if name in wanted:
-                    found.add(name)
-                if not in_query and name in lowered:
-                    references.append(node)
-        elif isinstance(node, exp.Lambda):
-            shadowed.update(i.name.lower() for i in node.expressions)
-    for col in references:
+    columns, free, shadowed = _scoped_columns(typed)
+    found = {name for c in columns if (name := c.name.lower()) in wanted}
+    for col in free:
         name = col.name.lower()
-        if name in shadowed:
-            continue
-        built = sqlglot_type(lowered[name])
-        if built is not None:
-            col.type = copy_tree(built)
+        if name in lowered and name not in shadowed:
+            built = sqlglot_type(lowered[name])
+            if built is not None:
+                col.type = copy_tree(built)
     return typed, found
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from translator.sqltrees import copy_tree
+from translator.sqltrees import copy_tree, depth_first
 
 __all__ = ["QueryFree", "query_free"]
 
@@ -53,7 +53,7 @@ def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
         tree = exp.Subquery(this=tree)
     # One walk (depth first, in order) finds what every step below looks for; a tree that
     # holds no query (most bodies) is not walked again.
-    nodes = list(tree.walk(bfs=False))
+    nodes = depth_first(tree)
     ctes = {n.alias.lower() for n in nodes if isinstance(n, exp.CTE)}
     tables = sorted(
         {
@@ -82,7 +82,7 @@ def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
     except _Refused as e:
         return QueryFree(None, f"{e}, and a Trino function cannot hold a query")
     if rewritten:
-        nodes = list(tree.walk(bfs=False))
+        nodes = depth_first(tree)
     wanted = {p.lower() for p in parameters}
     for col in [n for n in nodes if isinstance(n, exp.Column)]:
         if col.table and col.name.lower() in wanted and not col.args.get("db"):

@@ -29,6 +29,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokenizer_core import TokenType
 
 from translator.query_free import QueryFree, query_free
+from translator.sqltrees import breadth_first
 
 __all__ = [
     "NONDETERMINISTIC",
@@ -86,7 +87,7 @@ def prepare_for_trino(ast: Any, parameters: Sequence[str]) -> QueryFree:
     # One walk, breadth first as ``find_all`` goes (the first refusal and the names a nested
     # reduce gets depend on that order), instead of one per rewrite below.
     truncs, schemas, calls, reduces = [], [], [], []
-    for node in tree.walk():
+    for node in breadth_first(tree):
         if isinstance(node, (exp.TimestampTrunc, exp.DateTrunc)):
             truncs.append(node)
         elif isinstance(node, (exp.CurrentSchema, exp.CurrentDatabase)):

@@ -45,7 +45,6 @@ from translator.dialects.trino.routines.syntax import (
     read_routine,
 )
 from translator.dialects.trino.routines.type_text import composite
-from translator.dialects.trino.routines.walks import breadth_first
 from translator.errors import (
     Position,
     RoutineError,
@@ -53,7 +52,7 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
-from translator.sqltrees import copy_tree
+from translator.sqltrees import breadth_first, copy_tree
 from translator.types import IcebergType, PrimitiveType
 
 __all__ = [

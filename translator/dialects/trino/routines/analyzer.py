@@ -43,8 +43,8 @@ from translator.dialects.trino.routines.expr_types import (
     type_of,
 )
 from translator.dialects.trino.routines.reading import parse_expression
-from translator.dialects.trino.routines.walks import breadth_first
 from translator.errors import Position, position_at
+from translator.sqltrees import breadth_first
 
 __all__ = ["RoutineProblem", "analyze", "analyze_routine"]
 
