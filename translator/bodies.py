@@ -106,14 +106,23 @@ def parameter_references(ast: Any, parameters: Sequence[str]) -> set[str]:
     return {
         name
         for node in breadth_first(ast)
-        if isinstance(node, column) and not node.table and (name := node.name.lower()) in wanted
+        if isinstance(node, column)
+        and (node.args.get("table") is None or not node.table)
+        and (name := _column_name(node).lower()) in wanted
     }
 
 
 def _bare_columns(ast: Any) -> tuple[list[str], list[str], set[str]]:
     """The names of :func:`_scoped_columns`' columns."""
     columns, free, lambda_vars = _scoped_columns(ast)
-    return [c.name for c in columns], [c.name for c in free], lambda_vars
+    return [_column_name(c) for c in columns], [_column_name(c) for c in free], lambda_vars
+
+
+def _column_name(col: Any) -> str:
+    """``col.name`` without its two calls where the name is an identifier (as it nearly always
+    is)."""
+    this = col.args.get("this")
+    return this.this if type(this) is exp.Identifier else col.name  # type: ignore[no-any-return]
 
 
 def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str]]:
@@ -135,7 +144,8 @@ def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str]]:
     while stack:
         node = pop()
         if isinstance(node, column):
-            if not node.table:
+            # ``not node.table``, without its two calls where there is no table part at all
+            if node.args.get("table") is None or not node.table:
                 columns.append(node)
                 free.append(node)
         elif isinstance(node, lam):
@@ -163,7 +173,7 @@ def _in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> None:
     while stack:
         node = pop()
         if isinstance(node, column):
-            if not node.table:
+            if node.args.get("table") is None or not node.table:
                 columns.append(node)
         elif isinstance(node, lam):
             lambda_vars.update(ident.name.lower() for ident in node.expressions)
@@ -236,9 +246,9 @@ def _typed_copy(
     lowered = {name.lower(): t for name, t in types.items()}
     wanted = {p.lower() for p in parameters}
     columns, free, shadowed = _scoped_columns(typed)
-    found = {name for c in columns if (name := c.name.lower()) in wanted}
+    found = {name for c in columns if (name := _column_name(c).lower()) in wanted}
     for col in free:
-        name = col.name.lower()
+        name = _column_name(col).lower()
         if name in lowered and name not in shadowed:
             built = sqlglot_type(lowered[name])
             if built is not None:
