@@ -145,3 +145,53 @@ def test_bare_columns_in_the_order_of_the_scoped_walk() -> None:
         except sqlglot.errors.SqlglotError:
             continue
         assert _bare_columns(ast) == _scoped_reference(ast), text
+
+
+@pytest.mark.parametrize(
+    ("body", "names"),
+    [
+        ("x + 1", {"x"}),  # clean: the analyzer is told every name is known
+        ("x || 'a'", {"x"}),  # a type Trino refuses for an integer RETURN
+        ("y + 1", {"y"}),  # an unknown name: looked up as before
+        ("transform(ARRAY[x], v -> v + 1)[1]", {"x"}),
+        ("x + current_date", {"x", "current_date"}),
+    ],
+)
+def test_trino_objection_with_the_names_known_is_the_full_analysis(
+    body: str, names: set[str]
+) -> None:
+    from translator.dialects.trino.routines import trino_objection
+
+    params = [("x", PrimitiveType("int"))]
+    tree = sqlglot.parse_one(body, read="trino")
+    full = trino_objection("f", params, PrimitiveType("int"), body, tree)
+    assert trino_objection("f", params, PrimitiveType("int"), body, tree, names) == full
+
+
+def test_a_spark_body_refused_by_trinos_analyzer_after_the_names_screen() -> None:
+    """Spark -> Trino: with every name a parameter the type is still judged; a name with a table
+    part (a struct's field) is still looked up."""
+
+    def into_trino(body: str, returns: IcebergType) -> tuple[str | None, str]:
+        ast, _ = parse_body(body, "expression", "spark")
+        t = transpile_body(
+            body,
+            ast,
+            kind="expression",
+            source="spark",
+            target="trino",
+            parameters=["s"],
+            parameter_types={"s": STRING},
+            name="f",
+            return_type=returns,
+        )
+        return t.sql, t.reason or ""
+
+    assert (
+        into_trino("concat(s, 'a')", STRING)[0]
+        == "CONCAT(CAST(s AS VARCHAR), CAST('a' AS VARCHAR))"
+    )
+    sql, reason = into_trino("concat(s, 'a')", INT)
+    assert sql is None and reason.startswith("Trino would reject it: Value of RETURN must")
+    sql, reason = into_trino("t.s", STRING)
+    assert sql is None and "'t' cannot be resolved" in reason

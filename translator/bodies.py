@@ -114,7 +114,7 @@ def parameter_references(ast: Any, parameters: Sequence[str]) -> set[str]:
 
 def _bare_columns(ast: Any) -> tuple[list[str], list[str], set[str]]:
     """The names of :func:`_scoped_columns`' columns."""
-    columns, free, lambda_vars = _scoped_columns(ast)
+    columns, free, lambda_vars, _ = _scoped_columns(ast)
     return [_column_name(c) for c in columns], [_column_name(c) for c in free], lambda_vars
 
 
@@ -125,10 +125,10 @@ def _column_name(col: Any) -> str:
     return this.this if type(this) is exp.Identifier else col.name  # type: ignore[no-any-return]
 
 
-def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str]]:
+def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
     """The columns ``ast`` refers to without a table: all of them, and the free ones (outside
     every query with a FROM, whose tables could bind them: ``(SELECT SUM(c) FROM t WHERE k =
-    x)``); and its lambdas' variables (lower-cased).
+    x)``); its lambdas' variables (lower-cased); and whether any column has a table part.
 
     One walk, on a stack fed each node's children in order (the first spelling of a free name
     is the one reported, so the order is kept). Whether a query encloses a node is known on the
@@ -138,6 +138,7 @@ def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str]]:
     columns: list[Any] = []
     free: list[Any] = []
     lambda_vars: set[str] = set()
+    qualified = False
     column, lam, select, expr = exp.Column, exp.Lambda, exp.Select, exp.Expr
     stack = [ast]
     pop, push = stack.pop, stack.append
@@ -148,12 +149,14 @@ def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str]]:
             if node.args.get("table") is None or not node.table:
                 columns.append(node)
                 free.append(node)
+            else:
+                qualified = True
         elif isinstance(node, lam):
             lambda_vars.update(ident.name.lower() for ident in node.expressions)
         elif isinstance(node, select) and node.args.get("from_"):
             # Everything below is in the query. A stack visits a node's descendants right
             # after it: they are walked here, on a stack of their own, in that same order.
-            _in_query(node, columns, lambda_vars)
+            qualified = _in_query(node, columns, lambda_vars) or qualified
             continue
         for value in node.args.values():
             if isinstance(value, list):
@@ -162,11 +165,13 @@ def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str]]:
                         push(v)
             elif isinstance(value, expr):
                 push(value)
-    return columns, free, lambda_vars
+    return columns, free, lambda_vars, qualified
 
 
-def _in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> None:
-    """:func:`_scoped_columns` below a query with a FROM: no column there is free."""
+def _in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> bool:
+    """:func:`_scoped_columns` below a query with a FROM (no column there is free); whether
+    any column there has a table part."""
+    qualified = False
     column, lam, expr = exp.Column, exp.Lambda, exp.Expr
     stack = [query]
     pop, push = stack.pop, stack.append
@@ -175,6 +180,8 @@ def _in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> None:
         if isinstance(node, column):
             if node.args.get("table") is None or not node.table:
                 columns.append(node)
+            else:
+                qualified = True
         elif isinstance(node, lam):
             lambda_vars.update(ident.name.lower() for ident in node.expressions)
         for value in node.args.values():
@@ -184,6 +191,7 @@ def _in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> None:
                         push(v)
             elif isinstance(value, expr):
                 push(value)
+    return qualified
 
 
 #: Functions written without parentheses (SQL's niladic forms), which sqlglot may read back as
@@ -245,7 +253,7 @@ def _typed_copy(
     typed = ast if in_place else copy_tree(ast)
     lowered = {name.lower(): t for name, t in types.items()}
     wanted = {p.lower() for p in parameters}
-    columns, free, shadowed = _scoped_columns(typed)
+    columns, free, shadowed, _ = _scoped_columns(typed)
     found = {name for c in columns if (name := _column_name(c).lower()) in wanted}
     for col in free:
         name = _column_name(col).lower()
@@ -343,8 +351,10 @@ def transpile_body(
     if back is None:
         return Transpiled(None, f"the {target} text is empty")
     wanted = {p.lower() for p in parameters}
-    columns, free, lambda_vars = _bare_columns(back)
-    after = {c.lower() for c in columns if c.lower() in wanted}
+    nodes, free_nodes, lambda_vars, qualified = _scoped_columns(back)
+    columns = [_column_name(c).lower() for c in nodes]
+    free = [_column_name(c) for c in free_nodes]
+    after = {c for c in columns if c in wanted}
     # A lowered compound body is built from its parameters and lambda variables only.
     if before is None:
         before = after
@@ -370,7 +380,10 @@ def transpile_body(
 
         types = parameter_types or {}
         params = [(p, types[p]) for p in parameters if p in types]
-        objection = trino_objection(name, params, return_type, sql, back)
+        # Every name Trino's analyzer would look up (no column with a table part), so that it
+        # need not look again where they are all parameters or lambda variables.
+        names = None if qualified else set(columns) - lambda_vars
+        objection = trino_objection(name, params, return_type, sql, back, names)
         if objection is not None:
             return Transpiled(None, objection)
     missing, user = _function_availability(tokens, source, target)
