@@ -107,7 +107,7 @@ def parameter_references(ast: Any, parameters: Sequence[str]) -> set[str]:
         name
         for node in breadth_first(ast)
         if isinstance(node, column)
-        and (node.args.get("table") is None or not node.table)
+        and _has_no_table(node)
         and (name := _column_name(node).lower()) in wanted
     }
 
@@ -123,6 +123,15 @@ def _column_name(col: Any) -> str:
     is)."""
     this = col.args.get("this")
     return this.this if type(this) is exp.Identifier else col.name  # type: ignore[no-any-return]
+
+
+def _has_no_table(col: Any) -> bool:
+    """``not col.table``, without its two calls where there is no table part at all."""
+    return col.args.get("table") is None or not col.table
+
+
+def _is_query_with_from(node: Any) -> bool:
+    return isinstance(node, exp.Select) and bool(node.args.get("from_"))
 
 
 def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
@@ -145,8 +154,7 @@ def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
     while stack:
         node = pop()
         if isinstance(node, column):
-            # ``not node.table``, without its two calls where there is no table part at all
-            if node.args.get("table") is None or not node.table:
+            if node.args.get("table") is None or not node.table:  # _has_no_table, inline
                 columns.append(node)
                 free.append(node)
             else:
@@ -243,17 +251,30 @@ def sqlglot_type(t: IcebergType) -> Any:
 
 
 def _typed_copy(
-    ast: Any, types: Mapping[str, IcebergType], parameters: Sequence[str], *, in_place: bool = False
+    ast: Any,
+    types: Mapping[str, IcebergType],
+    parameters: Sequence[str],
+    *,
+    in_place: bool = False,
+    nodes: list[Any] | None = None,
 ) -> tuple[Any, set[str]]:
     """A copy of ``ast`` whose free references to parameters carry their types, so that
     sqlglot's generator can rewrite what depends on them (``CONCAT_WS`` into Trino needs to know
     its arguments are strings) instead of refusing or casting defensively; and
     :func:`parameter_references` of ``ast``, found in the same walk. ``in_place``: ``ast`` is a
-    private copy already, typed without another."""
+    private copy already, typed without another; ``nodes``: its nodes, where the caller has
+    them (with no query that has a FROM among them, none is walked again)."""
     typed = ast if in_place else copy_tree(ast)
     lowered = {name.lower(): t for name, t in types.items()}
     wanted = {p.lower() for p in parameters}
-    columns, free, shadowed, _ = _scoped_columns(typed)
+    if in_place and nodes is not None and not any(map(_is_query_with_from, nodes)):
+        free = [n for n in nodes if isinstance(n, exp.Column) and _has_no_table(n)]
+        columns = free  # no query: every column is free
+        shadowed = {
+            i.name.lower() for n in nodes if isinstance(n, exp.Lambda) for i in n.expressions
+        }
+    else:
+        columns, free, shadowed, _ = _scoped_columns(typed)
     found = {name for c in columns if (name := _column_name(c).lower()) in wanted}
     for col in free:
         name = _column_name(col).lower()
@@ -305,6 +326,7 @@ def transpile_body(
             None, f"sqlglot could not parse the {source} body, so it cannot be transpiled"
         )
     private = False  # whether ``ast`` is a copy only this call holds (typed in place)
+    nodes = None  # its nodes, where ``prepare`` walked them
     if prepare is not None and not trino_to_spark:
         try:
             prepared = prepare(ast, parameters)
@@ -315,6 +337,7 @@ def transpile_body(
         if prepared.ast is None:
             return Transpiled(None, prepared.reason)
         ast, kind, private = prepared.ast, "expression", prepared.private
+        nodes = prepared.nodes
     # Before sqlglot writes the tree (which may change a tree it is given to write in place).
     before: set[str] | None = None
     if ast is not None and (trino_to_spark or not parameter_types):
@@ -332,7 +355,9 @@ def transpile_body(
                 return Transpiled(None, form.reason)
             sql = form.sql
         elif parameter_types:
-            typed, before = _typed_copy(ast, parameter_types, parameters, in_place=private)
+            typed, before = _typed_copy(
+                ast, parameter_types, parameters, in_place=private, nodes=nodes
+            )
             sql = typed.sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
         else:
             sql = copy_tree(ast).sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
