@@ -451,17 +451,21 @@ _ALIAS_BEFORE = frozenset({TokenType.ALIAS, TokenType.R_PAREN})
 
 def _calls(tokens: list[Token]) -> list[tuple[str, bool]]:
     out = []
-    for i in range(len(tokens) - 1):
-        tok, nxt = tokens[i], tokens[i + 1]
-        if nxt.token_type != TokenType.L_PAREN:
+    paren, dot, names, alias = TokenType.L_PAREN, TokenType.DOT, _NAME_TOKENS, _ALIAS_BEFORE
+    for i in range(1, len(tokens)):  # at each "(", the token before it and the one before that
+        if tokens[i].token_type != paren:
             continue
-        if tok.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+        tok = tokens[i - 1]
+        if tok.token_type not in names:
             continue
-        if i > 0 and tokens[i - 1].token_type in _ALIAS_BEFORE:
+        before = tokens[i - 2].token_type if i > 1 else None
+        if before in alias:
             continue  # a column alias list, as in VALUES (1) AS t(a) or (VALUES (1)) t(a)
-        qualified = i > 0 and tokens[i - 1].token_type == TokenType.DOT
-        out.append((tok.text, qualified))
+        out.append((tok.text, before == dot))
     return out
+
+
+_NAME_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
 
 
 def _function_availability(
