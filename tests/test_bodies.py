@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import sqlglot
 from sqlglot import exp
 
 from translator.bodies import parse_body, transpile_body
@@ -100,3 +101,97 @@ def test_the_stored_tree_is_not_typed_in_place() -> None:
         parameter_types={"a": DOUBLE, "b": DOUBLE},
     )
     assert all(c.type is None for c in ast.find_all(exp.Column))
+
+
+def _scoped_reference(ast: exp.Expr) -> tuple[list[str], list[str], set[str]]:
+    """The long way: every node with whether a query with a FROM encloses it, on one stack."""
+    columns: list[str] = []
+    free: list[str] = []
+    lambdas: set[str] = set()
+    stack = [(ast, False)]
+    while stack:
+        node, below = stack.pop()
+        if isinstance(node, exp.Column) and not node.table:
+            columns.append(node.name)
+            if not below:
+                free.append(node.name)
+        elif isinstance(node, exp.Lambda):
+            lambdas.update(i.name.lower() for i in node.expressions)
+        below = below or (isinstance(node, exp.Select) and bool(node.args.get("from_")))
+        stack.extend((child, below) for child in node.iter_expressions())
+    return columns, free, lambdas
+
+
+def test_bare_columns_in_the_order_of_the_scoped_walk() -> None:
+    """The first spelling of a free name is the one reported: the walk keeps the order of a
+    stack fed each node's children in order; a column in a query with a FROM is not free."""
+    from benchmarks.corpus import generate
+    from benchmarks.throughput import _bodies
+    from translator.bodies import _bare_columns
+
+    texts = [
+        ("Y + (SELECT sum(c) FROM t WHERE k = y) + transform(a, v -> v + z) + y", "spark"),
+        ("(SELECT x FROM (SELECT y AS x) s WHERE (SELECT max(q) FROM u) > w)", "spark"),
+    ] + [(text, dialect) for text, dialect, _ in _bodies(generate(150, 11))]
+    first = sqlglot.parse_one(texts[0][0], read="spark")
+    assert _bare_columns(first) == (
+        ["y", "z", "a", "y", "k", "c", "Y"],
+        ["y", "z", "a", "Y"],
+        {"v"},
+    )
+    for text, dialect in texts:
+        try:
+            ast = sqlglot.parse_one(text, read=dialect)
+        except sqlglot.errors.SqlglotError:
+            continue
+        assert _bare_columns(ast) == _scoped_reference(ast), text
+
+
+@pytest.mark.parametrize(
+    ("body", "names"),
+    [
+        ("x + 1", {"x"}),  # clean: the analyzer is told every name is known
+        ("x || 'a'", {"x"}),  # a type Trino refuses for an integer RETURN
+        ("y + 1", {"y"}),  # an unknown name: looked up as before
+        ("transform(ARRAY[x], v -> v + 1)[1]", {"x"}),
+        ("x + current_date", {"x", "current_date"}),
+    ],
+)
+def test_trino_objection_with_the_names_known_is_the_full_analysis(
+    body: str, names: set[str]
+) -> None:
+    from translator.dialects.trino.routines import trino_objection
+
+    params = [("x", PrimitiveType("int"))]
+    tree = sqlglot.parse_one(body, read="trino")
+    full = trino_objection("f", params, PrimitiveType("int"), body, tree)
+    assert trino_objection("f", params, PrimitiveType("int"), body, tree, names) == full
+
+
+def test_a_spark_body_refused_by_trinos_analyzer_after_the_names_screen() -> None:
+    """Spark -> Trino: with every name a parameter the type is still judged; a name with a table
+    part (a struct's field) is still looked up."""
+
+    def into_trino(body: str, returns: IcebergType) -> tuple[str | None, str]:
+        ast, _ = parse_body(body, "expression", "spark")
+        t = transpile_body(
+            body,
+            ast,
+            kind="expression",
+            source="spark",
+            target="trino",
+            parameters=["s"],
+            parameter_types={"s": STRING},
+            name="f",
+            return_type=returns,
+        )
+        return t.sql, t.reason or ""
+
+    assert (
+        into_trino("concat(s, 'a')", STRING)[0]
+        == "CONCAT(CAST(s AS VARCHAR), CAST('a' AS VARCHAR))"
+    )
+    sql, reason = into_trino("concat(s, 'a')", INT)
+    assert sql is None and reason.startswith("Trino would reject it: Value of RETURN must")
+    sql, reason = into_trino("t.s", STRING)
+    assert sql is None and "'t' cannot be resolved" in reason

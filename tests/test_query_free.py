@@ -146,3 +146,30 @@ def test_query_free_spark(spark: Any, body: str, parameters: list[str], trino: s
         before = rows_as_strings(spark, f"SELECT qf_before({args})")
         after = rows_as_strings(spark, f"SELECT qf_after({args})")
         assert after == before, (body, rewritten, value)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x + 1",
+        "(SELECT a FROM (SELECT x AS a)) + 1",
+        "f.x + 1",  # a qualified parameter: rewritten, so no nodes are handed on
+        "date_trunc('MM', d)",
+        "aggregate(arr, 0, (acc, e) -> acc + e)",
+        "current_path()",
+    ],
+)
+def test_the_nodes_handed_on_are_the_trees(body: str) -> None:
+    """What query_free and prepare_for_trino hand on as the tree's nodes (so that the typing
+    walks it no more) are its nodes in depth-first order, or nothing."""
+    from translator.dialects.trino.bodies import prepare_for_trino
+    from translator.query_free import query_free
+    from translator.sqltrees import depth_first
+
+    ast, _ = parse_body(body, "expression", "spark")
+    for result in (query_free(ast, ["x", "d", "arr"]), prepare_for_trino(ast, ["x", "d", "arr"])):
+        if result.nodes is not None:
+            assert [id(n) for n in result.nodes] == [id(n) for n in depth_first(result.ast)]
+    assert (query_free(ast, ["x"]).nodes is None) == body.startswith("f.x")
+    prepared = prepare_for_trino(ast, ["x", "d", "arr"])
+    assert prepared.nodes is None or body in ("x + 1", "(SELECT a FROM (SELECT x AS a)) + 1")

@@ -20,7 +20,7 @@ from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
 from translator.query_free import QueryFree
-from translator.sqltrees import copy_tree
+from translator.sqltrees import breadth_first, copy_tree
 from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
 __all__ = [
@@ -102,57 +102,104 @@ class Transpiled:
 def parameter_references(ast: Any, parameters: Sequence[str]) -> set[str]:
     """Declared parameter names (case-insensitively) that ``ast`` refers to as bare columns."""
     wanted = {p.lower() for p in parameters}
-    found: set[str] = set()
-    for col in ast.find_all(exp.Column):
-        if not col.table and col.name.lower() in wanted:
-            found.add(col.name.lower())
-    return found
+    column = exp.Column
+    return {
+        name
+        for node in breadth_first(ast)
+        if isinstance(node, column)
+        and _has_no_table(node)
+        and (name := _column_name(node).lower()) in wanted
+    }
 
 
 def _bare_columns(ast: Any) -> tuple[list[str], list[str], set[str]]:
+    """The names of :func:`_scoped_columns`' columns."""
+    columns, free, lambda_vars, _ = _scoped_columns(ast)
+    return [_column_name(c) for c in columns], [_column_name(c) for c in free], lambda_vars
+
+
+def _column_name(col: Any) -> str:
+    """``col.name`` without its two calls where the name is an identifier (as it nearly always
+    is)."""
+    this = col.args.get("this")
+    return this.this if type(this) is exp.Identifier else col.name  # type: ignore[no-any-return]
+
+
+def _has_no_table(col: Any) -> bool:
+    """``not col.table``, without its two calls where there is no table part at all."""
+    return col.args.get("table") is None or not col.table
+
+
+def _is_query_with_from(node: Any) -> bool:
+    return isinstance(node, exp.Select) and bool(node.args.get("from_"))
+
+
+def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
     """The columns ``ast`` refers to without a table: all of them, and the free ones (outside
-    every query with a FROM, whose tables could bind them); and its lambdas' variables
-    (lower-cased). One walk of the tree."""
-    columns: list[str] = []
-    free: list[str] = []
+    every query with a FROM, whose tables could bind them: ``(SELECT SUM(c) FROM t WHERE k =
+    x)``); its lambdas' variables (lower-cased); and whether any column has a table part.
+
+    One walk, on a stack fed each node's children in order (the first spelling of a free name
+    is the one reported, so the order is kept). Whether a query encloses a node is known on the
+    way down, so a long body costs time in proportion to its size (asking each column's
+    ancestors cost time quadratic in the depth of ``x + x + ... + x``); children are read from
+    ``args`` as ``iter_expressions`` reads them (a generator per node cost more than the walk)."""
+    columns: list[Any] = []
+    free: list[Any] = []
     lambda_vars: set[str] = set()
-    for node, in_query in _walk_scoped(ast):
-        if isinstance(node, exp.Column):
-            if not node.table:
-                columns.append(node.name)
-                if not in_query:
-                    free.append(node.name)
-        elif isinstance(node, exp.Lambda):
-            lambda_vars.update(ident.name.lower() for ident in node.expressions)
-    return columns, free, lambda_vars
-
-
-def _walk_scoped(ast: Any) -> list[tuple[Any, bool]]:
-    """Every node of ``ast`` and whether a SELECT with a FROM encloses it (``(SELECT SUM(c) FROM
-    t WHERE k = x)``: ``c`` and ``k`` may be columns of ``t``). One pass that carries the answer
-    down, so a long body costs time in proportion to its size (asking each column's ancestors
-    cost time quadratic in the depth of ``x + x + ... + x``). A list built in one loop, children
-    read from ``args`` as ``iter_expressions`` reads them (a generator per node cost more than
-    the walk itself); the order is that of a stack fed each node's children in order."""
-    out: list[tuple[Any, bool]] = []
-    append = out.append
-    stack: list[tuple[Any, bool]] = [(ast, False)]
+    qualified = False
+    column, lam, select, expr = exp.Column, exp.Lambda, exp.Select, exp.Expr
+    stack = [ast]
     pop, push = stack.pop, stack.append
-    expr, select = exp.Expr, exp.Select
     while stack:
-        item = pop()
-        append(item)
-        node, below = item
-        if not below and isinstance(node, select) and node.args.get("from_"):
-            below = True
+        node = pop()
+        if isinstance(node, column):
+            if node.args.get("table") is None or not node.table:  # _has_no_table, inline
+                columns.append(node)
+                free.append(node)
+            else:
+                qualified = True
+        elif isinstance(node, lam):
+            lambda_vars.update(ident.name.lower() for ident in node.expressions)
+        elif isinstance(node, select) and node.args.get("from_"):
+            # Everything below is in the query. A stack visits a node's descendants right
+            # after it: they are walked here, on a stack of their own, in that same order.
+            qualified = _in_query(node, columns, lambda_vars) or qualified
+            continue
         for value in node.args.values():
             if isinstance(value, list):
                 for v in value:
                     if isinstance(v, expr):
-                        push((v, below))
+                        push(v)
             elif isinstance(value, expr):
-                push((value, below))
-    return out
+                push(value)
+    return columns, free, lambda_vars, qualified
+
+
+def _in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> bool:
+    """:func:`_scoped_columns` below a query with a FROM (no column there is free); whether
+    any column there has a table part."""
+    qualified = False
+    column, lam, expr = exp.Column, exp.Lambda, exp.Expr
+    stack = [query]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if isinstance(node, column):
+            if node.args.get("table") is None or not node.table:
+                columns.append(node)
+            else:
+                qualified = True
+        elif isinstance(node, lam):
+            lambda_vars.update(ident.name.lower() for ident in node.expressions)
+        for value in node.args.values():
+            if isinstance(value, list):
+                for v in value:
+                    if isinstance(v, expr):
+                        push(v)
+            elif isinstance(value, expr):
+                push(value)
+    return qualified
 
 
 #: Functions written without parentheses (SQL's niladic forms), which sqlglot may read back as
@@ -204,36 +251,37 @@ def sqlglot_type(t: IcebergType) -> Any:
 
 
 def _typed_copy(
-    ast: Any, types: Mapping[str, IcebergType], parameters: Sequence[str], *, in_place: bool = False
+    ast: Any,
+    types: Mapping[str, IcebergType],
+    parameters: Sequence[str],
+    *,
+    in_place: bool = False,
+    nodes: list[Any] | None = None,
 ) -> tuple[Any, set[str]]:
     """A copy of ``ast`` whose free references to parameters carry their types, so that
     sqlglot's generator can rewrite what depends on them (``CONCAT_WS`` into Trino needs to know
     its arguments are strings) instead of refusing or casting defensively; and
     :func:`parameter_references` of ``ast``, found in the same walk. ``in_place``: ``ast`` is a
-    private copy already, typed without another."""
+    private copy already, typed without another; ``nodes``: its nodes, where the caller has
+    them (with no query that has a FROM among them, none is walked again)."""
     typed = ast if in_place else copy_tree(ast)
     lowered = {name.lower(): t for name, t in types.items()}
     wanted = {p.lower() for p in parameters}
-    found: set[str] = set()
-    references = []
-    shadowed: set[str] = set()
-    for node, in_query in _walk_scoped(typed):
-        if isinstance(node, exp.Column):
-            if not node.table:
-                name = node.name.lower()
-                if name in wanted:
-                    found.add(name)
-                if not in_query and name in lowered:
-                    references.append(node)
-        elif isinstance(node, exp.Lambda):
-            shadowed.update(i.name.lower() for i in node.expressions)
-    for col in references:
-        name = col.name.lower()
-        if name in shadowed:
-            continue
-        built = sqlglot_type(lowered[name])
-        if built is not None:
-            col.type = copy_tree(built)
+    if in_place and nodes is not None and not any(map(_is_query_with_from, nodes)):
+        free = [n for n in nodes if isinstance(n, exp.Column) and _has_no_table(n)]
+        columns = free  # no query: every column is free
+        shadowed = {
+            i.name.lower() for n in nodes if isinstance(n, exp.Lambda) for i in n.expressions
+        }
+    else:
+        columns, free, shadowed, _ = _scoped_columns(typed)
+    found = {name for c in columns if (name := _column_name(c).lower()) in wanted}
+    for col in free:
+        name = _column_name(col).lower()
+        if name in lowered and name not in shadowed:
+            built = sqlglot_type(lowered[name])
+            if built is not None:
+                col.type = copy_tree(built)
     return typed, found
 
 
@@ -278,6 +326,7 @@ def transpile_body(
             None, f"sqlglot could not parse the {source} body, so it cannot be transpiled"
         )
     private = False  # whether ``ast`` is a copy only this call holds (typed in place)
+    nodes = None  # its nodes, where ``prepare`` walked them
     if prepare is not None and not trino_to_spark:
         try:
             prepared = prepare(ast, parameters)
@@ -288,6 +337,7 @@ def transpile_body(
         if prepared.ast is None:
             return Transpiled(None, prepared.reason)
         ast, kind, private = prepared.ast, "expression", prepared.private
+        nodes = prepared.nodes
     # Before sqlglot writes the tree (which may change a tree it is given to write in place).
     before: set[str] | None = None
     if ast is not None and (trino_to_spark or not parameter_types):
@@ -305,7 +355,9 @@ def transpile_body(
                 return Transpiled(None, form.reason)
             sql = form.sql
         elif parameter_types:
-            typed, before = _typed_copy(ast, parameter_types, parameters, in_place=private)
+            typed, before = _typed_copy(
+                ast, parameter_types, parameters, in_place=private, nodes=nodes
+            )
             sql = typed.sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
         else:
             sql = copy_tree(ast).sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
@@ -324,8 +376,10 @@ def transpile_body(
     if back is None:
         return Transpiled(None, f"the {target} text is empty")
     wanted = {p.lower() for p in parameters}
-    columns, free, lambda_vars = _bare_columns(back)
-    after = {c.lower() for c in columns if c.lower() in wanted}
+    nodes, free_nodes, lambda_vars, qualified = _scoped_columns(back)
+    columns = [_column_name(c).lower() for c in nodes]
+    free = [_column_name(c) for c in free_nodes]
+    after = {c for c in columns if c in wanted}
     # A lowered compound body is built from its parameters and lambda variables only.
     if before is None:
         before = after
@@ -351,7 +405,10 @@ def transpile_body(
 
         types = parameter_types or {}
         params = [(p, types[p]) for p in parameters if p in types]
-        objection = trino_objection(name, params, return_type, sql, back)
+        # Every name Trino's analyzer would look up (no column with a table part), so that it
+        # need not look again where they are all parameters or lambda variables.
+        names = None if qualified else set(columns) - lambda_vars
+        objection = trino_objection(name, params, return_type, sql, back, names)
         if objection is not None:
             return Transpiled(None, objection)
     missing, user = _function_availability(tokens, source, target)
@@ -394,17 +451,21 @@ _ALIAS_BEFORE = frozenset({TokenType.ALIAS, TokenType.R_PAREN})
 
 def _calls(tokens: list[Token]) -> list[tuple[str, bool]]:
     out = []
-    for i in range(len(tokens) - 1):
-        tok, nxt = tokens[i], tokens[i + 1]
-        if nxt.token_type != TokenType.L_PAREN:
+    paren, dot, names, alias = TokenType.L_PAREN, TokenType.DOT, _NAME_TOKENS, _ALIAS_BEFORE
+    for i in range(1, len(tokens)):  # at each "(", the token before it and the one before that
+        if tokens[i].token_type != paren:
             continue
-        if tok.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+        tok = tokens[i - 1]
+        if tok.token_type not in names:
             continue
-        if i > 0 and tokens[i - 1].token_type in _ALIAS_BEFORE:
+        before = tokens[i - 2].token_type if i > 1 else None
+        if before in alias:
             continue  # a column alias list, as in VALUES (1) AS t(a) or (VALUES (1)) t(a)
-        qualified = i > 0 and tokens[i - 1].token_type == TokenType.DOT
-        out.append((tok.text, qualified))
+        out.append((tok.text, before == dot))
     return out
+
+
+_NAME_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
 
 
 def _function_availability(

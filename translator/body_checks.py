@@ -21,6 +21,8 @@ held to its shape: brackets that close in order, and no operator left without it
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from typing import Any, Final
 
 from sqlglot import exp
@@ -70,6 +72,10 @@ def body_problem(text: str, kind: str, dialect: str, ast: Any = None) -> str | N
     lex, sqlglot_dialect = engine.lexical, engine.sqlglot_dialect
     if not text.strip():
         return "the body is empty"
+    if ast is not None and kind != "compound" and _plain_pattern(lex).fullmatch(text):
+        # The front end's tree, and nothing outside a string for the lexer to refuse or look
+        # at (no ';', comment, $$ string, invisible character): only the tree is left to judge.
+        return _tree_problem(ast, kind)
     try:
         spans = span_list(text, lex, None)
     except SqlSyntaxError as e:
@@ -92,11 +98,32 @@ def body_problem(text: str, kind: str, dialect: str, ast: Any = None) -> str | N
         ast, _ = parse_body(text, kind, sqlglot_dialect)
     if ast is None:
         return _shape_problem(tokens or [Token(k, i, j, text[i:j]) for k, i, j in spans])
+    return _tree_problem(ast, kind)
+
+
+def _tree_problem(ast: Any, kind: str) -> str | None:
+    """Why sqlglot's tree of a body is not one ``kind`` body, or None."""
     if isinstance(ast, _STATEMENTS):
         return f"the body is a {type(ast).__name__.upper()} statement, not {_wanted(kind)}"
     if kind == "query" and not isinstance(ast, (exp.Query, exp.Values)):
         return "the body of a table function must be one query"
     return None
+
+
+@cache
+def _plain_pattern(lex: Lexical) -> re.Pattern[str]:
+    """Texts in which :func:`~translator.script.span_list` finds nothing :func:`body_problem`
+    looks for: ASCII letters, digits, spaces and plain punctuation, and complete quoted runs
+    (strings and quoted identifiers as ``lex`` has them) with no backslash inside, which every
+    dialect's lexer ends at the same quote (a doubled quote is two runs here, one there: the
+    same characters are inside). No ``;``, ``--``, ``/*``, ``$`` or backslash outside them:
+    such a text scans without an error and with no comment, ``$$`` string, invisible
+    character or ``;`` token."""
+    runs = [r"'[^'\\]*+'", r'"[^"\\]*+"']
+    if lex.backquote_identifiers:
+        runs.append(r"`[^`\\]*+`")
+    safe = r"[A-Za-z0-9_ \t\r\n()\[\]{}+*%|&^=<>,.!~:?@#]"
+    return re.compile(rf"(?:{safe}|-(?!-)|/(?!\*)|{'|'.join(runs)})*+")
 
 
 #: Token kinds that only :func:`_semicolons`' slow path looks at.

@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from translator.sqltrees import copy_tree
+from translator.sqltrees import copy_tree, depth_first
 
 __all__ = ["QueryFree", "query_free"]
 
@@ -34,11 +34,13 @@ __all__ = ["QueryFree", "query_free"]
 @dataclass(frozen=True, slots=True)
 class QueryFree:
     """The body without queries, or why it cannot be had. ``private``: ``ast`` is a copy that
-    nothing else holds, so the caller may change it in place."""
+    nothing else holds, so the caller may change it in place. ``nodes``: every node of ``ast``,
+    depth first, where they are known (a walk the caller need not make again)."""
 
     ast: Any | None
     reason: str | None = None
     private: bool = False
+    nodes: list[Any] | None = None
 
 
 class _Refused(Exception):
@@ -53,7 +55,7 @@ def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
         tree = exp.Subquery(this=tree)
     # One walk (depth first, in order) finds what every step below looks for; a tree that
     # holds no query (most bodies) is not walked again.
-    nodes = list(tree.walk(bfs=False))
+    nodes = depth_first(tree)
     ctes = {n.alias.lower() for n in nodes if isinstance(n, exp.CTE)}
     tables = sorted(
         {
@@ -82,13 +84,15 @@ def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
     except _Refused as e:
         return QueryFree(None, f"{e}, and a Trino function cannot hold a query")
     if rewritten:
-        nodes = list(tree.walk(bfs=False))
+        nodes = depth_first(tree)
     wanted = {p.lower() for p in parameters}
+    unqualified = False
     for col in [n for n in nodes if isinstance(n, exp.Column)]:
         if col.table and col.name.lower() in wanted and not col.args.get("db"):
             # Spark lets a body qualify a parameter with the function's name (f.x); with no
             # query left, nothing else can qualify it.
             col.replace(exp.column(col.this.copy()))
+            unqualified = True
     if any(isinstance(n, (exp.AggFunc, exp.Window)) for n in nodes):
         # The first in breadth-first order, the one named since this refusal was written.
         aggregate = next(iter(tree.find_all(exp.AggFunc, exp.Window)))
@@ -97,7 +101,7 @@ def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
             f"the body calls {aggregate.sql('spark')[:60]} (an aggregate or window function), "
             "which a function body has no rows for",
         )
-    return QueryFree(tree, private=True)
+    return QueryFree(tree, private=True, nodes=None if unqualified else nodes)
 
 
 def _table_name(t: Any) -> str:

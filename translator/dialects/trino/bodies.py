@@ -29,6 +29,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokenizer_core import TokenType
 
 from translator.query_free import QueryFree, query_free
+from translator.sqltrees import breadth_first
 
 __all__ = [
     "NONDETERMINISTIC",
@@ -83,10 +84,12 @@ def prepare_for_trino(ast: Any, parameters: Sequence[str]) -> QueryFree:
     if result.ast is None:
         return result
     tree = result.ast
+    if result.nodes is not None and not any(map(_to_prepare, result.nodes)):
+        return result  # nothing below to rewrite or refuse: the walk is not made
     # One walk, breadth first as ``find_all`` goes (the first refusal and the names a nested
     # reduce gets depend on that order), instead of one per rewrite below.
     truncs, schemas, calls, reduces = [], [], [], []
-    for node in tree.walk():
+    for node in breadth_first(tree):
         if isinstance(node, (exp.TimestampTrunc, exp.DateTrunc)):
             truncs.append(node)
         elif isinstance(node, (exp.CurrentSchema, exp.CurrentDatabase)):
@@ -136,6 +139,19 @@ def prepare_for_trino(ast: Any, parameters: Sequence[str]) -> QueryFree:
                 exp.Lambda(this=exp.to_identifier(state), expressions=[exp.to_identifier(state)]),
             )
     return QueryFree(tree, private=result.private)
+
+
+#: The nodes :func:`prepare_for_trino` rewrites or refuses (with current_path calls).
+_PREPARED = (
+    exp.TimestampTrunc, exp.DateTrunc, exp.CurrentSchema, exp.CurrentDatabase, exp.Reduce
+)  # fmt: skip
+
+
+def _to_prepare(node: Any) -> bool:
+    """Whether :func:`prepare_for_trino` would look at ``node`` (its walk's tests, in short)."""
+    if isinstance(node, _PREPARED):
+        return True
+    return isinstance(node, exp.Anonymous) and str(node.this).lower() == "current_path"
 
 
 def _within(node: Any, tree: Any) -> bool:

@@ -45,7 +45,6 @@ from translator.dialects.trino.routines.syntax import (
     read_routine,
 )
 from translator.dialects.trino.routines.type_text import composite
-from translator.dialects.trino.routines.walks import breadth_first
 from translator.errors import (
     Position,
     RoutineError,
@@ -53,7 +52,7 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
-from translator.sqltrees import copy_tree
+from translator.sqltrees import breadth_first, copy_tree
 from translator.types import IcebergType, PrimitiveType
 
 __all__ = [
@@ -281,13 +280,16 @@ def trino_objection(
     return_type: IcebergType,
     body: str,
     body_tree: exp.Expr | None = None,
+    names: set[str] | None = None,
 ) -> str | None:
     """Why Trino's analyzer would reject the expression ``body`` as the body of this function
     (a query, an unknown name, a type), or None: a body written for Trino from another dialect
     must pass it. Its characteristics are the emitter's business, not judged here.
 
     ``body_tree``: sqlglot's plain Trino reading of ``body``, if the caller has it (the parse
-    back of a transpiled body)."""
+    back of a transpiled body); ``names``: the names (lower case) of every column in it, other
+    than its lambdas' variables, where no column has a table part (None: not known). Where they
+    are all parameters, no name can be unknown, and the analyzer is told so."""
     try:
         params = [(n, _trino_type(t)) for n, t in parameters]
         routine = routine_from_parts(name, params, _trino_type(return_type), body, "")
@@ -295,7 +297,12 @@ def trino_objection(
         return None  # a type Trino cannot write: the emitter refuses it, with its own reason
     try:
         tree = _as_written(routine, body, body_tree)
-        problem = analyze_routine(routine, header=False, determinism=False, body_tree=tree)
+        known = (
+            tree is body_tree and names is not None and names <= {n.lower() for n, _ in parameters}
+        )
+        problem = analyze_routine(
+            routine, header=False, determinism=False, body_tree=tree, names_known=known
+        )
     except RecursionError:  # what cannot be checked against Trino's rules is not written
         return "the body nests too deeply for Trino's routine rules to be checked"
     return None if problem is None else f"Trino would reject it: {problem.message}"

@@ -43,8 +43,8 @@ from translator.dialects.trino.routines.expr_types import (
     type_of,
 )
 from translator.dialects.trino.routines.reading import parse_expression
-from translator.dialects.trino.routines.walks import breadth_first
 from translator.errors import Position, position_at
+from translator.sqltrees import breadth_first
 
 __all__ = ["RoutineProblem", "analyze", "analyze_routine"]
 
@@ -94,10 +94,12 @@ def analyze_routine(
     header: bool = True,
     determinism: bool = True,
     body_tree: exp.Expr | None = None,
+    names_known: bool = False,
 ) -> RoutineProblem | None:
     """:func:`analyze` of a routine already read; ``determinism=False`` leaves out the check of
     DETERMINISTIC against the body (for a body judged apart from its characteristics);
-    ``body_tree`` is sqlglot's tree of a RETURN body, when the caller has one already.
+    ``body_tree`` is sqlglot's tree of a RETURN body, when the caller has one already;
+    ``names_known``: every column in it is a parameter or lambda variable (not walked again).
 
     A body too deep for Python's stack raises ``RecursionError``: what that means is the
     caller's to say (a Trino source is left to Trino; a body written for Trino is refused)."""
@@ -105,6 +107,7 @@ def analyze_routine(
         analyzer = _Analyzer(routine, inline, header)
         analyzer.check_determinism = determinism
         analyzer.body_tree = body_tree
+        analyzer.names_known = names_known and body_tree is not None and not determinism
         analyzer.run()
     except _Rejected as e:
         return RoutineProblem(e.code, e.message, e.offset, routine.text)
@@ -198,6 +201,7 @@ class _Analyzer:
         self.header = header
         self.check_determinism = True
         self.body_tree: exp.Expr | None = None
+        self.names_known = False  # every name in body_tree is known (analyze_routine)
         self.facts = _Facts()
         self.return_type: exp.DataType | None = None
 
@@ -428,6 +432,8 @@ class _Analyzer:
         if node is None:
             self.facts.unknown = True
             return None
+        if tree is not None and self.names_known:  # calls tell determinism only: not judged
+            return type_of(node, scope.variables)
         columns, lambdas, calls = _parts(node)
         self.names(columns, lambdas, e, masked, scope.variables)
         self.calls(calls, lambdas is not None)

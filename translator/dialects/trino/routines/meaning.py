@@ -38,8 +38,7 @@ from collections.abc import Mapping, Sequence
 from sqlglot import exp
 
 from translator.dialects.trino.routines.expr_types import INTEGER_TYPES, type_of
-from translator.dialects.trino.routines.walks import depth_first
-from translator.sqltrees import copy_tree
+from translator.sqltrees import copy_tree, depth_first
 
 __all__ = ["Refused", "rewrite"]
 

@@ -15,7 +15,7 @@ from sqlglot import exp
 from sqlglot.dialects.trino import Trino
 from sqlglot.errors import SqlglotError
 
-from translator.dialects.trino.routines.walks import breadth_first
+from translator.sqltrees import breadth_first
 
 __all__ = ["TrinoAsWritten", "parse_expression", "reads_as_written"]
 

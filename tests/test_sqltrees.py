@@ -1,4 +1,4 @@
-"""The routine rules' walks (:mod:`.routines.walks`) visit sqlglot's nodes in sqlglot's orders:
+"""The walks of :mod:`translator.sqltrees` visit sqlglot's nodes in sqlglot's orders:
 the first unknown name and the first refusal reported depend on it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import sqlglot
 
 from benchmarks.corpus import generate
 from benchmarks.throughput import _bodies
-from translator.dialects.trino.routines.walks import breadth_first, depth_first
+from translator.sqltrees import breadth_first, depth_first
 
 _TEXTS = [
     ("x + 1", "trino"),
