@@ -16,7 +16,7 @@ from tests.timing import assert_linear
 from translator.dialects import get_dialect
 from translator.errors import TranslatorError
 from translator.frontend import is_function_ddl
-from translator.script import Lexical, StatementText, Token, scan, span_list, split_statements
+from translator.script import Lexical, StatementText, Token, scan, split_statements
 
 _SIGNIFICANT = frozenset({"word", "number", "string", "qident", "dollar", "punct"})
 _QUALIFIERS = frozenset({"IF", "WHILE", "LOOP", "REPEAT", "CASE", "FOR"})
@@ -185,48 +185,3 @@ def test_scan_is_lazy() -> None:
         assert "unterminated" in str(e)
     else:  # pragma: no cover - the test's own failure
         raise AssertionError("an unterminated string must raise")
-
-
-#: What a run of span_list(runs=True) may hold: never a comment, invisible character, $$
-#: string or ';' (what the body checks look for).
-_IN_RUNS = frozenset({"word", "number", "string", "qident", "punct", "space"})
-
-
-def _spans_in_runs(text: str, lex: Lexical) -> Any:
-    try:
-        full = span_list(text, lex, None)
-    except TranslatorError as e:
-        with_runs: Any = _outcome(lambda t, x: span_list(t, x, None, runs=True), text, lex)
-        assert with_runs == str(e)  # the same first error
-        return "error"
-    fast = span_list(text, lex, None, runs=True)
-    starts = {i: (k, j) for k, i, j in full}
-    ends = [j for _, _, j in fast]
-    assert [i for _, i, _ in fast] == [0, *ends[:-1]][: len(fast)]  # one after another
-    for kind, i, j in fast:
-        assert i in starts and (j == len(text) or j in starts)
-        inside = [(k, a, b) for k, a, b in full if i <= a < j]
-        if kind != "run":
-            assert inside == [(kind, i, j)]
-        else:
-            assert all(k in _IN_RUNS and text[a:b] != ";" for k, a, b in inside)
-    return fast
-
-
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(_PIECES), max_size=30))
-def test_spans_in_runs_are_the_tokens_in_runs(pieces: list[str]) -> None:
-    """span_list(runs=True): each span either one of span_list's tokens or a run of ordinary
-    ones (so comments, invisible characters, $$ strings and ';' stand alone), the same errors."""
-    for dialect in ("spark", "trino"):
-        _spans_in_runs("".join(pieces), get_dialect(dialect).lexical)
-
-
-def test_fixture_bodies_come_in_few_runs() -> None:
-    lex = get_dialect("trino").lexical
-    text = "CASE WHEN x = 1 THEN 'a;b' ELSE lower(y) END -- done; really\n || \"q\""
-    fast = _spans_in_runs(text, lex)
-    assert [k for k, _, _ in fast] == ["run", "space", "comment", "space", "run"]
-    for path in sorted(FIXTURES.rglob("*.sql")):
-        for dialect in ("spark", "trino"):
-            _spans_in_runs(path.read_text(), get_dialect(dialect).lexical)

@@ -141,14 +141,10 @@ def scan(text: str, lex: Lexical, *, file: str | None = None) -> Iterator[Token]
         i = j
 
 
-def span_list(
-    text: str, lex: Lexical, file: str | None, *, runs: bool = False
-) -> list[tuple[str, int, int]]:
+def span_list(text: str, lex: Lexical, file: str | None) -> list[tuple[str, int, int]]:
     """``(kind, start, end)`` of every token: :func:`scan`'s loop without building the tokens,
-    as a list built without a generator (scripts are long). ``runs``: what the splitter passes
-    over in one match, any word included (:func:`_split_pattern`), is one span of kind ``run``,
-    for a caller that only looks for comments, invisible characters, ``$$`` strings or ``;``."""
-    match = (_split_pattern(lex, ()) if runs else _token_pattern(lex)).match
+    as a list built without a generator (scripts are long)."""
+    match = _token_pattern(lex).match
     out: list[tuple[str, int, int]] = []
     append = out.append
     i, n = 0, len(text)
@@ -354,7 +350,7 @@ _SPLIT_WORDS = ("FUNCTION", "BEGIN", "CASE", "END")
 
 
 @cache
-def _split_pattern(lex: Lexical, words: tuple[str, ...] = _SPLIT_WORDS) -> re.Pattern[str]:
+def _split_pattern(lex: Lexical) -> re.Pattern[str]:
     """The splitter's scanner: :func:`_token_pattern`'s tokens, except that a ``run`` takes any
     number of tokens the splitter need not look at one by one (words other than
     :data:`_SPLIT_WORDS`, numbers, complete strings and quoted names, punctuation other than
@@ -365,7 +361,7 @@ def _split_pattern(lex: Lexical, words: tuple[str, ...] = _SPLIT_WORDS) -> re.Pa
     base = _token_pattern(lex).pattern
     openers = "'\"" + ("`" if lex.backquote_identifiers else "")
     invisible = _invisible_class()[1:-1]
-    keyword = "|".join(w.lower() for w in words)  # none: no word is kept out of a run
+    keyword = "|".join(w.lower() for w in _SPLIT_WORDS)
     strings, idents = _quoted_patterns(lex)
     one = (
         rf"(?:{'|'.join(strings + idents)}"
