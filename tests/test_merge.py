@@ -163,6 +163,14 @@ def test_a_new_log_entry_shares_the_unchanged_references_of_the_previous_one() -
     assert written["definition-log"][-2]["definition-versions"][2]["x-ref"] == "mine"
     assert dump_metadata(meta) == dump_metadata(load_metadata(dump_metadata(meta)))
     assert validate_metadata(written) == []
+    dropped = compile_script(
+        "DROP FUNCTION f(integer)", "trino", into=meta, context=fixed_context(10**14)
+    ).metadata
+    assert dropped is not None  # the orders differ now: the references are found by id
+    assert dropped.definition_log[-1].definition_versions[0] is after.definition_versions[1]
+    assert [
+        (r.definition_id, r.version_id) for r in dropped.definition_log[-1].definition_versions
+    ] == [(d.definition_id, d.current_version_id) for d in dropped.definitions]
 
 
 def test_timestamps_only_increase_even_when_the_clock_goes_back() -> None:

@@ -461,15 +461,14 @@ def _log(meta: UdfMetadata, ts: int) -> None:
     100k definitions do not make 100k models a commit, nor validate ones of exact types."""
     construct = DefinitionVersionRef.model_construct
     last = meta.definition_log[-1].definition_versions if meta.definition_log else []
-    by_id: dict[str, DefinitionVersionRef] | None = None  # if the orders differ
+    by_id: dict[str, DefinitionVersionRef] | None = None  # once the orders differ
     with bulk_allocation():
-        refs = []
+        refs, known = [], len(last)
         for i, d in enumerate(meta.definitions):
             did, vid = d.definition_id, d.current_version_id
-            ref = last[i] if i < len(last) else None
-            if ref is None or ref.definition_id != did:
-                if by_id is None:
-                    by_id = {r.definition_id: r for r in last}
+            ref = last[i] if i < known else None
+            if by_id is not None or (ref is not None and ref.definition_id != did):
+                by_id = by_id or {r.definition_id: r for r in last}
                 ref = by_id.get(did)
             if ref is None or ref.version_id != vid or not _shareable(ref):
                 ref = (
