@@ -129,6 +129,50 @@ def test_unknown_fields_survive_a_merge() -> None:
     assert [v["version-id"] for v in out["definitions"][0]["versions"]] == [1, 2]
 
 
+def test_a_new_log_entry_shares_the_unchanged_references_of_the_previous_one() -> None:
+    """Only the references that changed are new objects; one with unknown keys is not shared
+    (its keys belong to its own entry); the file is the same as with every reference a copy."""
+    first = compile_script(
+        "CREATE FUNCTION f(x integer) RETURNS integer RETURN x + 1;\n"
+        "CREATE FUNCTION f(x double) RETURNS double RETURN x * 2;\n"
+        "CREATE FUNCTION f(x varchar) RETURNS varchar RETURN x",
+        "trino",
+        context=fixed_context(),
+    ).metadata
+    assert first is not None
+    doc = metadata_to_json(first)
+    doc["definition-log"][-1]["definition-versions"][2]["x-ref"] = "mine"
+    base = load_metadata(json.dumps(doc))
+    result = compile_script(
+        "CREATE OR REPLACE FUNCTION f(x double) RETURNS double RETURN x * 3",
+        "trino",
+        into=base,
+        context=fixed_context(10**13),
+    )
+    meta = result.metadata
+    assert meta is not None and [c.action for c in result.changes] == ["new-version"]
+    before, after = base.definition_log[-1], meta.definition_log[-1]
+    assert after.definition_versions[0] is before.definition_versions[0]  # unchanged: shared
+    assert after.definition_versions[1] is not before.definition_versions[1]  # a new version
+    assert after.definition_versions[2] is not before.definition_versions[2]  # has unknown keys
+    written = metadata_to_json(meta)
+    assert written["definition-log"][-1]["definition-versions"] == [
+        {"definition-id": d.definition_id, "version-id": d.current_version_id}
+        for d in meta.definitions
+    ]
+    assert written["definition-log"][-2]["definition-versions"][2]["x-ref"] == "mine"
+    assert dump_metadata(meta) == dump_metadata(load_metadata(dump_metadata(meta)))
+    assert validate_metadata(written) == []
+    dropped = compile_script(
+        "DROP FUNCTION f(integer)", "trino", into=meta, context=fixed_context(10**14)
+    ).metadata
+    assert dropped is not None  # the orders differ now: the references are found by id
+    assert dropped.definition_log[-1].definition_versions[0] is after.definition_versions[1]
+    assert [
+        (r.definition_id, r.version_id) for r in dropped.definition_log[-1].definition_versions
+    ] == [(d.definition_id, d.current_version_id) for d in dropped.definitions]
+
+
 def test_timestamps_only_increase_even_when_the_clock_goes_back() -> None:
     first = _only(ADD_ONE)
     result = compile_script(

@@ -140,9 +140,9 @@ def test_the_verdict_is_the_whole_documents(name: str, trusted_sizes: list[int])
     meta = _private(base)
     change(meta)
     _log(meta, ts)
-    text, problems = checked_dump(meta, base)
-    assert text == dump_metadata(meta)
-    assert problems == validate_metadata(json.loads(text))
+    data, problems = checked_dump(meta, base)
+    assert data == dump_metadata(meta).encode()
+    assert problems == validate_metadata(json.loads(data))
     assert (problems == []) == (name == "new version")
     assert trusted_sizes[0] >= 2  # the unchanged definition and log entry at least
     assert dump_metadata(base) == before
@@ -156,8 +156,8 @@ def test_a_specific_name_clash_with_an_unchanged_definition(trusted_sizes: list[
     meta = _private(base)
     _duplicate_specific_name(meta)
     _log(meta, 2000)
-    text, problems = checked_dump(meta, base)
-    assert problems and problems == validate_metadata(json.loads(text))
+    data, problems = checked_dump(meta, base)
+    assert problems and problems == validate_metadata(json.loads(data))
     assert trusted_sizes[0] >= 2
 
 
@@ -173,8 +173,43 @@ def test_real_merges_pass(floats: bool, trusted_sizes: list[int]) -> None:
         result = compile_script(sql, "trino", into={"f": base}).raise_for_errors()
         meta = result.functions["f"]
         assert meta is not None
-        text, problems = checked_dump(meta, base)
-        assert problems == [] and text == dump_metadata(meta)
-        assert load_metadata(text) == meta
+        data, problems = checked_dump(meta, base)
+        assert problems == [] and data == dump_metadata(meta).encode()
+        assert load_metadata(data.decode()) == meta
         base = meta
     assert (max(trusted_sizes) == 0) == floats
+
+
+def test_bulk_allocation_spans_of_several_threads_pause_the_collector_until_the_last_ends() -> None:
+    """The first span turns the collector off, the last turns it back on; one that was off
+    stays off."""
+    import gc
+    import threading
+
+    from translator.metadata import bulk_allocation
+
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        inside, release = threading.Event(), threading.Event()
+
+        def other() -> None:
+            with bulk_allocation():
+                inside.set()
+                release.wait(10)
+
+        t = threading.Thread(target=other)
+        t.start()
+        assert inside.wait(10)
+        with bulk_allocation():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the other thread's span is still open
+        release.set()
+        t.join(10)
+        assert gc.isenabled()
+        gc.disable()
+        with bulk_allocation():
+            pass
+        assert not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()

@@ -4,7 +4,7 @@ changed.
 A commit never writes a file the spec rejects, so it validates what it writes. Parsing the text
 it has just dumped and validating all of it cost two more passes over a long history for a
 change of one definition. Here the value the text was written from is validated (exactly what
-parsing the text would give: :func:`~translator.metadata.dump.dump_metadata_and_value`), and the
+parsing the text would give: :func:`~translator.metadata.dump.encoded_metadata_and_value`), and the
 definitions, versions and log entries that the new metadata shares with the metadata it was
 merged into are not looked into again (``trusted`` of
 :func:`~translator.metadata.validate.validate_metadata`: the checks across them still run).
@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from translator.metadata.copying import bulk_allocation
-from translator.metadata.dump import dump_metadata_and_value
+from translator.metadata.dump import encoded_metadata_and_value
 from translator.metadata.model import UdfMetadata
 from translator.metadata.problems import Problem
 from translator.metadata.validate import validate_metadata
@@ -29,18 +29,24 @@ from translator.metadata.validate import validate_metadata
 __all__ = ["checked_dump"]
 
 
-def checked_dump(meta: UdfMetadata, base: UdfMetadata | None) -> tuple[str, list[Problem]]:
-    """The file text of ``meta`` and its problems (none: it may be written), as
-    ``validate_metadata(json.loads(text))`` finds them.
+def checked_dump(meta: UdfMetadata, base: UdfMetadata | None) -> tuple[bytes, list[Problem]]:
+    """The file bytes of ``meta`` (``dump_metadata(meta)`` in UTF-8) and their problems (none:
+    they may be written), as ``validate_metadata(json.loads(data))`` finds them.
 
     ``base``: the metadata ``meta`` was merged from, valid and unchanged (None: check it all).
+
+    The JSON value (a long history's millions of objects) is made and dropped while the cyclic
+    collector is paused: were it still alive when the collector is back on, the first young
+    collection would traverse all of it for nothing (it holds no cycles).
     """
     with bulk_allocation():  # a long history is millions of objects, and no cycles
-        text, value = dump_metadata_and_value(meta)
+        data, value = encoded_metadata_and_value(meta)
         if value is None:  # something json.loads reads back otherwise (a float, a tuple)
-            return text, validate_metadata(json.loads(text))
+            return data, validate_metadata(json.loads(data))
         trusted = frozenset() if base is None else _shared(meta, base, value)
-        return text, validate_metadata(value, trusted)
+        problems = validate_metadata(value, trusted)
+        del value, trusted
+    return data, problems
 
 
 def _shared(meta: UdfMetadata, base: UdfMetadata, value: dict[str, Any]) -> frozenset[int]:

@@ -12,7 +12,7 @@ from pydantic_core import PydanticSerializationError, to_json
 
 from translator.metadata.model import UdfMetadata
 
-__all__ = ["dump_metadata", "dump_metadata_and_value", "metadata_to_json"]
+__all__ = ["dump_metadata", "encoded_metadata_and_value", "metadata_to_json"]
 
 
 #: Values written as they are (checked by exact type: the common case, without the calls).
@@ -90,24 +90,32 @@ def dump_metadata(metadata: UdfMetadata) -> str:
     (noted during the walk), or one pydantic-core refuses (a lone surrogate), is written by
     ``json.dumps`` as before.
     """
-    return dump_metadata_and_value(metadata)[0]
+    written, _ = _written(metadata)
+    return written if isinstance(written, str) else written.decode("utf-8")
 
 
-def dump_metadata_and_value(metadata: UdfMetadata) -> tuple[str, dict[str, Any] | None]:
-    """:func:`dump_metadata`, and the JSON value the text was written from when it is exactly
-    what ``json.loads`` makes of the text (same values, same types: strings, integers, booleans,
-    nulls, lists and string-keyed objects only), else None. A commit validates that value instead
-    of parsing the text it has just written."""
+def encoded_metadata_and_value(metadata: UdfMetadata) -> tuple[bytes, dict[str, Any] | None]:
+    """The file's bytes (:func:`dump_metadata`'s text in UTF-8), and the JSON value they were
+    written from when it is exactly what ``json.loads`` makes of them (same values, same types:
+    strings, integers, booleans, nulls, lists and string-keyed objects only), else None. A commit
+    validates that value instead of parsing what it has just written, and writes the bytes as
+    pydantic-core made them (a long history's text is over 100 MB: decoding it to a string and
+    encoding it again would copy it twice). A text with a lone surrogate cannot be encoded:
+    :class:`UnicodeEncodeError`, as from ``dump_metadata(...).encode()``."""
+    written, value = _written(metadata)
+    return (written.encode("utf-8") if isinstance(written, str) else written), value
+
+
+def _written(metadata: UdfMetadata) -> tuple[bytes | str, dict[str, Any] | None]:
+    """pydantic-core's bytes and the value, or ``json.dumps``'s text and None (see
+    :func:`dump_metadata`)."""
     seen: list[object] = []
     token = _unusual_seen.set(seen)
     try:
         value = metadata_to_json(metadata)
     finally:
         _unusual_seen.reset(token)
-    text = None
     if not seen:
         with contextlib.suppress(PydanticSerializationError):
-            text = to_json(value, indent=2).decode("utf-8")
-    if text is None:
-        return json.dumps(value, indent=2, ensure_ascii=False) + "\n", None
-    return text + "\n", value
+            return to_json(value, indent=2) + b"\n", value
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n", None

@@ -88,11 +88,11 @@ def prepare_document(meta: UdfMetadata, location: str, base: UdfMetadata | None 
     (:func:`~translator.metadata.checked_dump`)."""
     meta.location = location
     meta.model_fields_set.add("location")
-    text, problems = checked_dump(meta, base)
+    data, problems = checked_dump(meta, base)
     if problems:
         listed = "; ".join(str(p) for p in problems[:5])
         raise WarehouseError(f"internal error: refusing to write invalid metadata: {listed}")
-    return text.encode("utf-8")
+    return data
 
 
 class Committer(Protocol):
