@@ -75,3 +75,30 @@ def test_file_urls_are_local_folders(tmp_path: Path) -> None:
     wh = Warehouse(f"file://{tmp_path}", context=fixed_context())
     wh.apply(CREATE_INT, "trino").raise_for_errors()
     assert metadata_files(tmp_path)
+
+
+def test_new_folders_are_made_durable_in_their_parents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file's fsync and its folder's fsync leave the folder's own name to chance: every folder
+    a create or a move makes is synced in its parent, so a power cut cannot lose a function's
+    folder whose metadata a ledger says is applied."""
+    from translator.warehouse import store as store_module
+
+    synced: list[Path] = []
+    real = store_module._fsync_dir
+
+    def record(path: Path) -> None:
+        synced.append(path)
+        real(path)
+
+    monkeypatch.setattr(store_module, "_fsync_dir", record)
+    local = store_module.LocalStore(tmp_path)
+    local.create_exclusive("ns/f/metadata/00000-a.metadata.json", b"{}", make_dirs=True)
+    for folder in ("ns", "ns/f", "ns/f/metadata"):
+        assert (tmp_path / folder).parent in synced, folder
+    assert synced[-1] == tmp_path / "ns/f/metadata"  # the file's own entry, after the folders
+
+    synced.clear()
+    local.move_dir("ns/f", "trash/ns/f")
+    assert {tmp_path, tmp_path / "trash", tmp_path / "trash/ns", tmp_path / "ns"} <= set(synced)

@@ -160,7 +160,7 @@ class LocalStore:
         except FileNotFoundError:
             if not make_dirs:
                 raise  # the folder is gone: the caller treats it as a conflict
-            target.parent.mkdir(parents=True, exist_ok=True)
+            _make_dirs_durably(target.parent)
             fd = os.open(tmp, _TMP_FLAGS, 0o600)
         try:
             with os.fdopen(fd, "wb") as f:
@@ -193,8 +193,10 @@ class LocalStore:
     def move_dir(self, src: str, dst: str) -> None:
         source, target = self._write_path(src), self._write_path(dst)
         with _refusals(target):
-            target.parent.mkdir(parents=True, exist_ok=True)
+            _make_dirs_durably(target.parent)
             os.rename(source, target)
+        _fsync_dir(target.parent)
+        _fsync_dir(source.parent)
 
     @contextlib.contextmanager
     def lock(self, name: str, timeout_s: float) -> Iterator[bool]:
@@ -245,6 +247,22 @@ def _refusals(path: Path) -> Iterator[None]:
         raise
     except OSError as e:
         raise WarehouseError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _make_dirs_durably(folder: Path) -> None:
+    """``folder.mkdir(parents=True)``, and each new folder's entry made durable in its parent:
+    a file's fsync and its own folder's fsync do not make that folder's name durable, so without
+    this a power cut could lose a new function's folder whose metadata a ledger says is applied."""
+    missing: list[Path] = []
+    here = folder
+    while not here.is_dir():
+        missing.append(here)
+        if here.parent == here:
+            break
+        here = here.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    for new in reversed(missing):
+        _fsync_dir(new.parent)
 
 
 def _fsync_dir(path: Path) -> None:
