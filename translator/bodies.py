@@ -376,9 +376,9 @@ def transpile_body(
     if back is None:
         return Transpiled(None, f"the {target} text is empty")
     wanted = {p.lower() for p in parameters}
-    nodes, free_nodes, lambda_vars, qualified = _scoped_columns(back)
-    columns = [_column_name(c).lower() for c in nodes]
-    free = [_column_name(c) for c in free_nodes]
+    back_columns, back_free, lambda_vars, qualified = _scoped_columns(back)
+    columns = [_column_name(c).lower() for c in back_columns]
+    free = [_column_name(c) for c in back_free]
     after = {c for c in columns if c in wanted}
     # A lowered compound body is built from its parameters and lambda variables only.
     if before is None:
