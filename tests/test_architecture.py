@@ -41,6 +41,7 @@ NEVER: dict[str, tuple[str, ...]] = {
     "translator/frontend.py": CLI + STORE,
     "translator/statement_cache.py": CLI + STORE,
     "translator/script.py": ENGINES + CLI + STORE,
+    "translator/collector.py": ("translator.metadata", *ENGINES, *CLI, *STORE),
     "translator/names.py": ("translator.metadata", *ENGINES, *CLI, *STORE),
     "translator/api.py": (*CLI, "pyspark"),
 }

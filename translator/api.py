@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from translator.collector import spaced_collections
 from translator.compile import CompileOptions, Context, check_body
 from translator.errors import (
     Diagnostic,
@@ -68,6 +69,7 @@ class CompileResult:
         return dump_metadata(meta)
 
 
+@spaced_collections()
 def compile_script(
     sql: str,
     dialect: str,

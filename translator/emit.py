@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from translator.bodies import parse_body, transpile_body
 from translator.body_checks import BODY_DIALECTS, body_problem
+from translator.collector import spaced_collections
 from translator.defaults import DEFAULT_FORM, PARAMETER_DEFAULT
 from translator.dialects import get_dialect
 from translator.dialects.base import RoutineSpec, stored_body_kind, version_label
@@ -201,6 +202,7 @@ def _transpiled(
     )
 
 
+@spaced_collections()
 def emit_ddl(
     meta: UdfMetadata,
     target: str,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import islice
 
+from translator.collector import spaced_collections
 from translator.dialects import get_dialect
 from translator.dialects.base import TypeInference
 from translator.errors import SqlSyntaxError, TranslatorError, position_at
@@ -51,6 +52,7 @@ def is_function_ddl(stmt: StatementText) -> bool:
     return _function_ddl().match(stmt.text) is not None
 
 
+@spaced_collections()
 def parse_script(
     sql: str, dialect: str, *, file: str | None = None, infer: TypeInference | None = None
 ) -> ParsedScript:

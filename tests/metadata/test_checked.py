@@ -178,38 +178,3 @@ def test_real_merges_pass(floats: bool, trusted_sizes: list[int]) -> None:
         assert load_metadata(data.decode()) == meta
         base = meta
     assert (max(trusted_sizes) == 0) == floats
-
-
-def test_bulk_allocation_spans_of_several_threads_pause_the_collector_until_the_last_ends() -> None:
-    """The first span turns the collector off, the last turns it back on; one that was off
-    stays off."""
-    import gc
-    import threading
-
-    from translator.metadata import bulk_allocation
-
-    was = gc.isenabled()
-    try:
-        gc.enable()
-        inside, release = threading.Event(), threading.Event()
-
-        def other() -> None:
-            with bulk_allocation():
-                inside.set()
-                release.wait(10)
-
-        t = threading.Thread(target=other)
-        t.start()
-        assert inside.wait(10)
-        with bulk_allocation():
-            assert not gc.isenabled()
-        assert not gc.isenabled()  # the other thread's span is still open
-        release.set()
-        t.join(10)
-        assert gc.isenabled()
-        gc.disable()
-        with bulk_allocation():
-            pass
-        assert not gc.isenabled()
-    finally:
-        (gc.enable if was else gc.disable)()

@@ -8,8 +8,9 @@
 * :mod:`.checked`: a commit's text and validation, at the cost of what the merge changed.
 """
 
+from translator.collector import bulk_allocation
 from translator.metadata.checked import checked_dump
-from translator.metadata.copying import bulk_allocation, deep_copy
+from translator.metadata.copying import deep_copy
 from translator.metadata.dump import dump_metadata, metadata_to_json
 from translator.metadata.model import (
     Definition,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from translator.metadata.copying import bulk_allocation
+from translator.collector import bulk_allocation
 from translator.metadata.dump import encoded_metadata_and_value
 from translator.metadata.model import UdfMetadata
 from translator.metadata.problems import Problem

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import copy
-import gc
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-__all__ = ["bulk_allocation", "deep_copy"]
+from translator.collector import bulk_allocation
+
+__all__ = ["deep_copy"]
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -32,37 +30,6 @@ def deep_copy(model: _M) -> _M:
     """
     with bulk_allocation():
         return _copy_value(model, {})  # type: ignore[no-any-return]
-
-
-#: The spans of :func:`bulk_allocation` open in this process (any thread), and whether the
-#: collector was on when the first of them began.
-_paused = {"spans": 0, "was_enabled": False}
-_pause_lock = threading.Lock()
-
-
-@contextmanager
-def bulk_allocation() -> Iterator[None]:
-    """Pause the cyclic garbage collector while many objects without cycles are made.
-
-    For metadata with 100k definitions, the collector's full passes over the heap (millions of
-    objects) cost more than the work itself, and nothing made here can form a cycle for it to
-    find. The collector is process-wide, so spans of several threads (a server's concurrent
-    commits) are counted: the first turns it off if it was on, the last turns it back on, and
-    only then, so one thread's end never cuts another's span short and a collector that was off
-    stays off. Another thread's garbage waits until then: memory only, never a wrong result.
-    """
-    with _pause_lock:
-        if _paused["spans"] == 0:
-            _paused["was_enabled"] = gc.isenabled()
-            gc.disable()
-        _paused["spans"] += 1
-    try:
-        yield
-    finally:
-        with _pause_lock:
-            _paused["spans"] -= 1
-            if _paused["spans"] == 0 and _paused["was_enabled"]:
-                gc.enable()
 
 
 #: Model classes that use pydantic's own ``__deepcopy__`` (see :func:`_plain_model`).

@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from translator.collector import bulk_allocation
 from translator.errors import MetadataError
-from translator.metadata.copying import bulk_allocation
 from translator.metadata.model import UdfMetadata
 from translator.metadata.problems import Problem, key_path
 from translator.metadata.validate import validate_metadata

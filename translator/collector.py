@@ -1,0 +1,93 @@
+"""How this library asks CPython's cyclic garbage collector to behave during its own big spans.
+
+The collector is process-wide, so every setting here is made for a span (a ``with`` block) and
+undone when the last span of any thread ends; spans of several threads are counted, so one
+thread's end never cuts another's short. Nothing here changes a result: the collector only ever
+decides when unreachable cycles are freed, so a setting costs or saves memory and time, never
+correctness. A caller's own choice wins: a collector that was off stays off, and a caller who
+already spaced young collections further than we would keeps their thresholds.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["SPACED_THRESHOLD", "bulk_allocation", "spaced_collections"]
+
+#: The spans of :func:`bulk_allocation` open in this process (any thread), and whether the
+#: collector was on when the first of them began.
+_paused = {"spans": 0, "was_enabled": False}
+_pause_lock = threading.Lock()
+
+
+@contextmanager
+def bulk_allocation() -> Iterator[None]:
+    """Pause the cyclic garbage collector while many objects without cycles are made.
+
+    For metadata with 100k definitions, the collector's full passes over the heap (millions of
+    objects) cost more than the work itself, and nothing made here can form a cycle for it to
+    find. The first span turns the collector off if it was on, the last turns it back on.
+    Another thread's garbage waits until then: memory only, never a wrong result.
+    """
+    with _pause_lock:
+        if _paused["spans"] == 0:
+            _paused["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _paused["spans"] += 1
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _paused["spans"] -= 1
+            if _paused["spans"] == 0 and _paused["was_enabled"]:
+                gc.enable()
+
+
+#: The young generation's threshold during a compile: allocations of tracked objects (less
+#: deallocations) between two young collections. CPython's default is 700.
+SPACED_THRESHOLD = 10_000
+
+#: The spans of :func:`spaced_collections` open (any thread), the thresholds found when the
+#: first began, and the ones it set (None: it left them alone).
+_spaced: dict[str, Any] = {"spans": 0, "found": None, "set": None}
+_spaced_lock = threading.Lock()
+
+
+@contextmanager
+def spaced_collections() -> Iterator[None]:
+    """Space the collector's young collections out while SQL is parsed and transpiled.
+
+    A statement's compile allocates thousands of tracked objects that live for that statement
+    only (sqlglot's trees, whose parent links make them cycles). With CPython's default
+    threshold a young collection runs every 700 allocations, so it always finds one statement's
+    trees alive, promotes them, and the promoted garbage adds up until it sets off full
+    collections, each a walk over the caller's whole heap: on the benchmark corpus 6 full
+    collections in 2,000 statements, 0.4 s of a 3.3 s compile. Collecting young objects every
+    ``SPACED_THRESHOLD`` allocations instead finds most of those trees already dead: no full
+    collection at all, and the collector's share of a compile falls from ~17% to ~7%, for at
+    most that many extra dead objects alive at a time (a few MB).
+    """
+    with _spaced_lock:
+        if _spaced["spans"] == 0:
+            found = gc.get_threshold()
+            _spaced["found"] = found
+            if 0 < found[0] < SPACED_THRESHOLD:
+                wanted = (SPACED_THRESHOLD, *found[1:])
+                gc.set_threshold(*wanted)
+                _spaced["set"] = wanted
+            else:
+                _spaced["set"] = None
+        _spaced["spans"] += 1
+    try:
+        yield
+    finally:
+        with _spaced_lock:
+            _spaced["spans"] -= 1
+            if _spaced["spans"] == 0 and _spaced["set"] is not None:
+                if gc.get_threshold() == _spaced["set"]:  # nobody changed them meanwhile
+                    gc.set_threshold(*_spaced["found"])
+                _spaced["set"] = None
