@@ -20,7 +20,7 @@ from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
 from translator.query_free import QueryFree
-from translator.sqltrees import breadth_first, copy_tree
+from translator.sqltrees import ByClass, breadth_first, copy_tree
 from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
 __all__ = [
@@ -130,10 +130,6 @@ def _has_no_table(col: Any) -> bool:
     return col.args.get("table") is None or not col.table
 
 
-def _is_query_with_from(node: Any) -> bool:
-    return isinstance(node, exp.Select) and bool(node.args.get("from_"))
-
-
 def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
     """The columns ``ast`` refers to without a table: all of them, and the free ones (outside
     every query with a FROM, whose tables could bind them: ``(SELECT SUM(c) FROM t WHERE k =
@@ -148,20 +144,21 @@ def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
     free: list[Any] = []
     lambda_vars: set[str] = set()
     qualified = False
-    column, lam, select, expr = exp.Column, exp.Lambda, exp.Select, exp.Expr
+    kinds, expr = _SCOPE_KINDS, exp.Expr
     stack = [ast]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
-        if isinstance(node, column):
+        kind = kinds[type(node)]
+        if kind & _COLUMN:
             if node.args.get("table") is None or not node.table:  # _has_no_table, inline
                 columns.append(node)
                 free.append(node)
             else:
                 qualified = True
-        elif isinstance(node, lam):
+        elif kind & _LAMBDA:
             lambda_vars.update(ident.name.lower() for ident in node.expressions)
-        elif isinstance(node, select) and node.args.get("from_"):
+        elif kind & _SELECT and node.args.get("from_"):
             # Everything below is in the query. A stack visits a node's descendants right
             # after it: they are walked here, on a stack of their own, in that same order.
             qualified = _in_query(node, columns, lambda_vars) or qualified
@@ -180,17 +177,18 @@ def _in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> bool:
     """:func:`_scoped_columns` below a query with a FROM (no column there is free); whether
     any column there has a table part."""
     qualified = False
-    column, lam, expr = exp.Column, exp.Lambda, exp.Expr
+    kinds, expr = _SCOPE_KINDS, exp.Expr
     stack = [query]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
-        if isinstance(node, column):
+        kind = kinds[type(node)]
+        if kind & _COLUMN:
             if node.args.get("table") is None or not node.table:
                 columns.append(node)
             else:
                 qualified = True
-        elif isinstance(node, lam):
+        elif kind & _LAMBDA:
             lambda_vars.update(ident.name.lower() for ident in node.expressions)
         for value in node.args.values():
             if isinstance(value, list):
@@ -200,6 +198,17 @@ def _in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> bool:
             elif isinstance(value, expr):
                 push(value)
     return qualified
+
+
+#: What the walks here ask of a node, by its class (bits: a column, a lambda, a SELECT).
+_COLUMN, _LAMBDA, _SELECT = 1, 2, 4
+_SCOPE_KINDS: ByClass[int] = ByClass(
+    lambda cls: (
+        (_COLUMN if issubclass(cls, exp.Column) else 0)
+        | (_LAMBDA if issubclass(cls, exp.Lambda) else 0)
+        | (_SELECT if issubclass(cls, exp.Select) else 0)
+    )
+)
 
 
 #: Functions written without parentheses (SQL's niladic forms), which sqlglot may read back as
@@ -267,12 +276,10 @@ def _typed_copy(
     typed = ast if in_place else copy_tree(ast)
     lowered = {name.lower(): t for name, t in types.items()}
     wanted = {p.lower() for p in parameters}
-    if in_place and nodes is not None and not any(map(_is_query_with_from, nodes)):
-        free = [n for n in nodes if isinstance(n, exp.Column) and _has_no_table(n)]
+    scoped = _plain_scope(nodes) if in_place and nodes is not None else None
+    if scoped is not None:
+        free, shadowed = scoped
         columns = free  # no query: every column is free
-        shadowed = {
-            i.name.lower() for n in nodes if isinstance(n, exp.Lambda) for i in n.expressions
-        }
     else:
         columns, free, shadowed, _ = _scoped_columns(typed)
     found = {name for c in columns if (name := _column_name(c).lower()) in wanted}
@@ -283,6 +290,25 @@ def _typed_copy(
             if built is not None:
                 col.type = copy_tree(built)
     return typed, found
+
+
+def _plain_scope(nodes: list[Any]) -> tuple[list[Any], set[str]] | None:
+    """The columns without a table part among ``nodes`` and their lambdas' variables (lower
+    case), where no node is a query with a FROM (else None: scopes must be walked)."""
+    free: list[Any] = []
+    shadowed: set[str] = set()
+    kinds = _SCOPE_KINDS
+    for n in nodes:
+        kind = kinds[type(n)]
+        if not kind:
+            continue
+        if kind & _SELECT and n.args.get("from_"):
+            return None
+        if kind & _COLUMN and _has_no_table(n):
+            free.append(n)
+        if kind & _LAMBDA:
+            shadowed.update(i.name.lower() for i in n.expressions)
+    return free, shadowed
 
 
 def transpile_body(

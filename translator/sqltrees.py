@@ -10,12 +10,35 @@ loop over each node's ``args`` does, for the same nodes in the same order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from copy import deepcopy
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlglot import exp
 
-__all__ = ["breadth_first", "copy_tree", "depth_first"]
+__all__ = ["ByClass", "breadth_first", "copy_tree", "depth_first"]
+
+V = TypeVar("V")
+
+
+class ByClass(dict[type, V], Generic[V]):
+    """A value for each node class, found by ``of(cls)`` the first time a class is looked up.
+
+    A walk that asks several ``isinstance`` questions of every node (is it a column, a lambda,
+    a query...) asks them once per class this way: one dictionary look-up of ``type(node)`` a
+    node, where most nodes answer no to every question. ``of`` must use ``issubclass`` (what
+    ``isinstance`` asks of a node's class), so the answers are the same.
+    """
+
+    def __init__(self, of: Callable[[type], V]) -> None:
+        super().__init__()
+        self._of = of
+
+    def __missing__(self, cls: type) -> V:
+        value = self._of(cls)
+        self[cls] = value
+        return value
+
 
 #: The types of the values of a ``meta`` that a plain ``dict`` copy copies exactly (a set: the
 #: check of a node's meta is one C-level ``issuperset``, not a generator per node).
@@ -94,21 +117,21 @@ def breadth_first(root: exp.Expr) -> list[exp.Expr]:
 
 def depth_first(root: exp.Expr) -> list[exp.Expr]:
     """``list(root.walk(bfs=False))``: depth first, each node before its children, children in
-    argument order."""
+    argument order (pushed last to first, so that they come off the stack first to last: no
+    list of each node's children is made)."""
     out: list[exp.Expr] = []
     append = out.append
     expr = exp.Expr
     stack = [root]
-    pop = stack.pop
+    pop, push = stack.pop, stack.append
     while stack:
         node = pop()
         append(node)
-        children: list[exp.Expr] = []
-        for value in node.args.values():
-            if isinstance(value, list):
-                children.extend(v for v in value if isinstance(v, expr))
-            elif isinstance(value, expr):
-                children.append(value)
-        children.reverse()
-        stack.extend(children)
+        for value in reversed(node.args.values()):
+            if isinstance(value, expr):
+                push(value)
+            elif isinstance(value, list):
+                for v in reversed(value):
+                    if isinstance(v, expr):
+                        push(v)
     return out

@@ -44,7 +44,7 @@ from translator.dialects.trino.routines.expr_types import (
 )
 from translator.dialects.trino.routines.reading import parse_expression
 from translator.errors import Position, position_at
-from translator.sqltrees import breadth_first
+from translator.sqltrees import ByClass, breadth_first
 
 __all__ = ["RoutineProblem", "analyze", "analyze_routine"]
 
@@ -173,15 +173,31 @@ def _parts(node: exp.Expr) -> tuple[list[exp.Column], set[str] | None, list[exp.
     columns: list[exp.Column] = []
     lambdas: set[str] | None = None
     calls: list[exp.Func] = []
+    kinds = _PART_KINDS
     for n in breadth_first(node):
-        if isinstance(n, exp.Column):
-            columns.append(n)
-        if isinstance(n, exp.Func):
-            calls.append(n)
-        if isinstance(n, exp.Lambda):
+        kind = kinds[type(n)]
+        if not kind:
+            continue
+        # The class was asked (_PART_KINDS): a column, a call.
+        if kind & _COLUMN:
+            columns.append(n)  # type: ignore[arg-type]
+        if kind & _CALL:
+            calls.append(n)  # type: ignore[arg-type]
+        if kind & _LAMBDA:
             lambdas = lambdas if lambdas is not None else set()
             lambdas.update(i.name.lower() for i in n.expressions)
     return columns, lambdas, calls
+
+
+#: What :func:`_parts` asks of a node, by its class (bits: a column, a call, a lambda).
+_COLUMN, _CALL, _LAMBDA = 1, 2, 4
+_PART_KINDS: ByClass[int] = ByClass(
+    lambda cls: (
+        (_COLUMN if issubclass(cls, exp.Column) else 0)
+        | (_CALL if issubclass(cls, exp.Func) else 0)
+        | (_LAMBDA if issubclass(cls, exp.Lambda) else 0)
+    )
+)
 
 
 def _function_name(node: exp.Expr) -> str:
