@@ -71,21 +71,21 @@ def test_kind_tables_answer_as_isinstance_does() -> None:
     tests they stand for give (so no walk finds other nodes than before)."""
     from sqlglot import exp
 
-    from translator import bodies, query_free
+    from translator import query_free, sqltrees
     from translator.dialects.trino import bodies as trino_bodies
-    from translator.dialects.trino.routines import analyzer, meaning
+    from translator.dialects.trino.routines import meaning, reading
 
     classes = _node_classes()
     assert len(classes) > 500
     for cls in classes:
-        scope = bodies._SCOPE_KINDS[cls]
-        assert bool(scope & bodies._COLUMN) == issubclass(cls, exp.Column)
-        assert bool(scope & bodies._LAMBDA) == issubclass(cls, exp.Lambda)
-        assert bool(scope & bodies._SELECT) == issubclass(cls, exp.Select)
-        part = analyzer._PART_KINDS[cls]
-        assert bool(part & analyzer._COLUMN) == issubclass(cls, exp.Column)
-        assert bool(part & analyzer._CALL) == issubclass(cls, exp.Func)
-        assert bool(part & analyzer._LAMBDA) == issubclass(cls, exp.Lambda)
+        scope = sqltrees._SCOPE_KINDS[cls]
+        assert bool(scope & sqltrees._COLUMN) == issubclass(cls, exp.Column)
+        assert bool(scope & sqltrees._LAMBDA) == issubclass(cls, exp.Lambda)
+        assert bool(scope & sqltrees._SELECT) == issubclass(cls, exp.Select)
+        part = reading._PART_KINDS[cls]
+        assert bool(part & reading._COLUMN) == issubclass(cls, exp.Column)
+        assert bool(part & reading._CALL) == issubclass(cls, exp.Func)
+        assert bool(part & reading._LAMBDA) == issubclass(cls, exp.Lambda)
         assert meaning._IS_HANDLED[cls] == issubclass(cls, meaning._HANDLED)
         prepare = trino_bodies._PREPARE_KINDS[cls]
         assert (prepare == 1) == issubclass(cls, trino_bodies._PREPARED)

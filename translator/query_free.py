@@ -47,10 +47,11 @@ class _Refused(Exception):
     """A query that has no expression form; the message says why."""
 
 
-def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
+def query_free(ast: Any, parameters: Sequence[str], *, private: bool = False) -> QueryFree:
     """A copy of ``ast`` (one body: expression or query) with every query rewritten as an
-    expression, or the reason it cannot be. ``parameters``: the function's parameter names."""
-    tree = copy_tree(ast)
+    expression, or the reason it cannot be. ``parameters``: the function's parameter names;
+    ``private``: ``ast`` is the caller's to give up, and is rewritten itself, not a copy."""
+    tree = ast if private else copy_tree(ast)
     if isinstance(tree, exp.Query) and not isinstance(tree, exp.Subquery):
         tree = exp.Subquery(this=tree)
     # One walk (depth first, in order) finds what every step below looks for, and one pass

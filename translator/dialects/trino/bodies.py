@@ -78,9 +78,10 @@ def calls_nondeterministic(ast: Any) -> bool:
     return False
 
 
-def prepare_for_trino(ast: Any, parameters: Sequence[str]) -> QueryFree:
-    """A copy of ``ast`` that sqlglot can write as a valid Trino routine body, or why not."""
-    result = query_free(ast, parameters)
+def prepare_for_trino(ast: Any, parameters: Sequence[str], *, private: bool = False) -> QueryFree:
+    """A copy of ``ast`` that sqlglot can write as a valid Trino routine body, or why not
+    (``private``: ``ast`` itself, which the caller gives up, rewritten instead of a copy)."""
+    result = query_free(ast, parameters, private=private)
     if result.ast is None:
         return result
     tree = result.ast

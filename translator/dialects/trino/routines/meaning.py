@@ -53,12 +53,15 @@ class Refused(Exception):
         self.reason = reason
 
 
-def rewrite(node: exp.Expr, scope: Mapping[str, exp.DataType]) -> exp.Expr:
+def rewrite(
+    node: exp.Expr, scope: Mapping[str, exp.DataType], *, private: bool = False
+) -> exp.Expr:
     """A copy of ``node`` (parsed as Trino) that sqlglot writes as Spark with Trino's meaning.
 
-    ``scope`` holds the Trino types of the names in scope (parameters, variables), lower case.
+    ``scope`` holds the Trino types of the names in scope (parameters, variables), lower case;
+    ``private``: ``node`` is the caller's to give up, and is rewritten itself, not a copy.
     """
-    tree: exp.Expr = copy_tree(node)
+    tree: exp.Expr = node if private else copy_tree(node)
     nodes = depth_first(tree)
     handled = [n for n in nodes if _IS_HANDLED[type(n)]]
     # Types are derived before anything is replaced: they are Trino's, of the Trino tree.
