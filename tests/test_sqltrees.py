@@ -37,3 +37,63 @@ def test_walks_visit_in_sqlglots_orders() -> None:
     for tree in trees:
         assert [id(n) for n in breadth_first(tree)] == [id(n) for n in tree.walk()]
         assert [id(n) for n in depth_first(tree)] == [id(n) for n in tree.walk(bfs=False)]
+
+
+def _node_classes() -> list[type]:
+    """Every sqlglot expression class (what a parse can put in a tree)."""
+    found: list[type] = []
+    todo = [sqlglot.exp.Expr]
+    while todo:
+        cls = todo.pop()
+        found.append(cls)
+        todo += [c for c in cls.__subclasses__() if c not in found and c not in todo]
+    return found
+
+
+def test_by_class_asks_once_per_class() -> None:
+    from translator.sqltrees import ByClass
+
+    asked: list[type] = []
+
+    def of(cls: type) -> bool:
+        asked.append(cls)
+        return issubclass(cls, sqlglot.exp.Column)
+
+    table = ByClass(of)
+    for tree in _trees()[:40]:
+        for node in breadth_first(tree):
+            assert table[type(node)] == isinstance(node, sqlglot.exp.Column)
+    assert len(asked) == len(set(asked)) > 3
+
+
+def test_kind_tables_answer_as_isinstance_does() -> None:
+    """The class tables of the walks give, for every sqlglot class, what the ``isinstance``
+    tests they stand for give (so no walk finds other nodes than before)."""
+    from sqlglot import exp
+
+    from translator import query_free, sqltrees
+    from translator.dialects.trino import bodies as trino_bodies
+    from translator.dialects.trino.routines import meaning, reading
+
+    classes = _node_classes()
+    assert len(classes) > 500
+    for cls in classes:
+        scope = sqltrees._SCOPE_KINDS[cls]
+        assert bool(scope & sqltrees._COLUMN) == issubclass(cls, exp.Column)
+        assert bool(scope & sqltrees._LAMBDA) == issubclass(cls, exp.Lambda)
+        assert bool(scope & sqltrees._SELECT) == issubclass(cls, exp.Select)
+        part = reading._PART_KINDS[cls]
+        assert bool(part & reading._COLUMN) == issubclass(cls, exp.Column)
+        assert bool(part & reading._CALL) == issubclass(cls, exp.Func)
+        assert bool(part & reading._LAMBDA) == issubclass(cls, exp.Lambda)
+        assert meaning._IS_HANDLED[cls] == issubclass(cls, meaning._HANDLED)
+        prepare = trino_bodies._PREPARE_KINDS[cls]
+        assert (prepare == 1) == issubclass(cls, trino_bodies._PREPARED)
+        if not issubclass(cls, trino_bodies._PREPARED):
+            assert (prepare == 2) == issubclass(cls, exp.Anonymous)
+        kind = query_free._kind(cls)
+        assert bool(kind & query_free._CTE) == issubclass(cls, exp.CTE)
+        assert bool(kind & query_free._TABLE) == issubclass(cls, exp.Table)
+        assert bool(kind & query_free._QUERY) == issubclass(cls, (exp.Exists, exp.In, exp.Subquery))
+        assert bool(kind & query_free._COLUMN) == issubclass(cls, exp.Column)
+        assert bool(kind & query_free._AGGREGATE) == issubclass(cls, (exp.AggFunc, exp.Window))

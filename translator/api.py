@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from translator.collector import spaced_collections
-from translator.compile import CompileOptions, Context, check_body
+from translator.compile import CompileOptions, Context, check_body, owned_trees
 from translator.errors import (
     Diagnostic,
     LossyError,
@@ -126,7 +126,8 @@ def compile_script(
                 continue
         statements.append(stmt)
     existing = _existing(into, statements, into_name)
-    merged = merge_statements(statements, existing, ctx=context, options=options)
+    with owned_trees(statements):  # parsed for this call: its transpiles may use the trees up
+        merged = merge_statements(statements, existing, ctx=context, options=options)
     result.functions = merged.functions
     result.changes = merged.changes
     result.warnings = merged.warnings

@@ -20,7 +20,14 @@ from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
 from translator.query_free import QueryFree
-from translator.sqltrees import breadth_first, copy_tree
+from translator.sqltrees import (
+    breadth_first,
+    column_name,
+    copy_tree,
+    has_no_table,
+    plain_scope,
+    scoped_columns,
+)
 from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
 __all__ = [
@@ -107,99 +114,15 @@ def parameter_references(ast: Any, parameters: Sequence[str]) -> set[str]:
         name
         for node in breadth_first(ast)
         if isinstance(node, column)
-        and _has_no_table(node)
-        and (name := _column_name(node).lower()) in wanted
+        and has_no_table(node)
+        and (name := column_name(node).lower()) in wanted
     }
 
 
 def _bare_columns(ast: Any) -> tuple[list[str], list[str], set[str]]:
-    """The names of :func:`_scoped_columns`' columns."""
-    columns, free, lambda_vars, _ = _scoped_columns(ast)
-    return [_column_name(c) for c in columns], [_column_name(c) for c in free], lambda_vars
-
-
-def _column_name(col: Any) -> str:
-    """``col.name`` without its two calls where the name is an identifier (as it nearly always
-    is)."""
-    this = col.args.get("this")
-    return this.this if type(this) is exp.Identifier else col.name  # type: ignore[no-any-return]
-
-
-def _has_no_table(col: Any) -> bool:
-    """``not col.table``, without its two calls where there is no table part at all."""
-    return col.args.get("table") is None or not col.table
-
-
-def _is_query_with_from(node: Any) -> bool:
-    return isinstance(node, exp.Select) and bool(node.args.get("from_"))
-
-
-def _scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
-    """The columns ``ast`` refers to without a table: all of them, and the free ones (outside
-    every query with a FROM, whose tables could bind them: ``(SELECT SUM(c) FROM t WHERE k =
-    x)``); its lambdas' variables (lower-cased); and whether any column has a table part.
-
-    One walk, on a stack fed each node's children in order (the first spelling of a free name
-    is the one reported, so the order is kept). Whether a query encloses a node is known on the
-    way down, so a long body costs time in proportion to its size (asking each column's
-    ancestors cost time quadratic in the depth of ``x + x + ... + x``); children are read from
-    ``args`` as ``iter_expressions`` reads them (a generator per node cost more than the walk)."""
-    columns: list[Any] = []
-    free: list[Any] = []
-    lambda_vars: set[str] = set()
-    qualified = False
-    column, lam, select, expr = exp.Column, exp.Lambda, exp.Select, exp.Expr
-    stack = [ast]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node = pop()
-        if isinstance(node, column):
-            if node.args.get("table") is None or not node.table:  # _has_no_table, inline
-                columns.append(node)
-                free.append(node)
-            else:
-                qualified = True
-        elif isinstance(node, lam):
-            lambda_vars.update(ident.name.lower() for ident in node.expressions)
-        elif isinstance(node, select) and node.args.get("from_"):
-            # Everything below is in the query. A stack visits a node's descendants right
-            # after it: they are walked here, on a stack of their own, in that same order.
-            qualified = _in_query(node, columns, lambda_vars) or qualified
-            continue
-        for value in node.args.values():
-            if isinstance(value, list):
-                for v in value:
-                    if isinstance(v, expr):
-                        push(v)
-            elif isinstance(value, expr):
-                push(value)
-    return columns, free, lambda_vars, qualified
-
-
-def _in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> bool:
-    """:func:`_scoped_columns` below a query with a FROM (no column there is free); whether
-    any column there has a table part."""
-    qualified = False
-    column, lam, expr = exp.Column, exp.Lambda, exp.Expr
-    stack = [query]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node = pop()
-        if isinstance(node, column):
-            if node.args.get("table") is None or not node.table:
-                columns.append(node)
-            else:
-                qualified = True
-        elif isinstance(node, lam):
-            lambda_vars.update(ident.name.lower() for ident in node.expressions)
-        for value in node.args.values():
-            if isinstance(value, list):
-                for v in value:
-                    if isinstance(v, expr):
-                        push(v)
-            elif isinstance(value, expr):
-                push(value)
-    return qualified
+    """The names of :func:`translator.sqltrees.scoped_columns`' columns."""
+    columns, free, lambda_vars, _ = scoped_columns(ast)
+    return [column_name(c) for c in columns], [column_name(c) for c in free], lambda_vars
 
 
 #: Functions written without parentheses (SQL's niladic forms), which sqlglot may read back as
@@ -267,17 +190,15 @@ def _typed_copy(
     typed = ast if in_place else copy_tree(ast)
     lowered = {name.lower(): t for name, t in types.items()}
     wanted = {p.lower() for p in parameters}
-    if in_place and nodes is not None and not any(map(_is_query_with_from, nodes)):
-        free = [n for n in nodes if isinstance(n, exp.Column) and _has_no_table(n)]
+    scoped = plain_scope(nodes) if in_place and nodes is not None else None
+    if scoped is not None:
+        free, shadowed = scoped
         columns = free  # no query: every column is free
-        shadowed = {
-            i.name.lower() for n in nodes if isinstance(n, exp.Lambda) for i in n.expressions
-        }
     else:
-        columns, free, shadowed, _ = _scoped_columns(typed)
-    found = {name for c in columns if (name := _column_name(c).lower()) in wanted}
+        columns, free, shadowed, _ = scoped_columns(typed)
+    found = {name for c in columns if (name := column_name(c).lower()) in wanted}
     for col in free:
-        name = _column_name(col).lower()
+        name = column_name(col).lower()
         if name in lowered and name not in shadowed:
             built = sqlglot_type(lowered[name])
             if built is not None:
@@ -296,7 +217,8 @@ def transpile_body(
     parameter_types: Mapping[str, IcebergType] | None = None,
     name: str = "",
     return_type: IcebergType | None = None,
-    prepare: Callable[[Any, Sequence[str]], QueryFree] | None = None,
+    prepare: Callable[..., QueryFree] | None = None,
+    ast_private: bool = False,
 ) -> Transpiled:
     """``text`` (parsed as ``ast`` in ``source``) in ``target``, only if it is valid there.
 
@@ -312,6 +234,8 @@ def transpile_body(
     does not know through unchanged). Calls that are no built-in of either engine are taken for
     user-defined functions and noted. ``prepare``: the target dialect's rewrite of the tree
     before sqlglot writes it (:meth:`translator.dialects.base.Dialect.prepare_body`).
+    ``ast_private``: ``ast`` is this call's to change (no one reads it after), so it is
+    rewritten and written itself instead of a copy (:func:`translator.compile.owned_trees`).
     """
     trino_to_spark = (
         source == "trino"
@@ -329,7 +253,9 @@ def transpile_body(
     nodes = None  # its nodes, where ``prepare`` walked them
     if prepare is not None and not trino_to_spark:
         try:
-            prepared = prepare(ast, parameters)
+            prepared = (
+                prepare(ast, parameters, private=True) if ast_private else prepare(ast, parameters)
+            )
         except _SQLGLOT_FAILURES as e:
             return Transpiled(
                 None, f"the body could not be prepared for {target}: {type(e).__name__}"
@@ -350,17 +276,18 @@ def transpile_body(
             assert return_type is not None
             types = parameter_types or {}
             params = [(p, types[p]) for p in parameters if p in types]
-            form = spark_body(name, params, return_type, text, kind, ast)
+            form = spark_body(name, params, return_type, text, kind, ast, private=ast_private)
             if form.sql is None:
                 return Transpiled(None, form.reason)
             sql = form.sql
         elif parameter_types:
             typed, before = _typed_copy(
-                ast, parameter_types, parameters, in_place=private, nodes=nodes
+                ast, parameter_types, parameters, in_place=private or ast_private, nodes=nodes
             )
             sql = typed.sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
         else:
-            sql = copy_tree(ast).sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
+            tree = ast if private or ast_private else copy_tree(ast)
+            sql = tree.sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
     except SqlglotError as e:
         return Transpiled(None, f"sqlglot cannot express it in {target}: {_first_line(str(e))}")
     except _SQLGLOT_FAILURES as e:
@@ -376,9 +303,9 @@ def transpile_body(
     if back is None:
         return Transpiled(None, f"the {target} text is empty")
     wanted = {p.lower() for p in parameters}
-    back_columns, back_free, lambda_vars, qualified = _scoped_columns(back)
-    columns = [_column_name(c).lower() for c in back_columns]
-    free = [_column_name(c) for c in back_free]
+    back_columns, back_free, lambda_vars, qualified = scoped_columns(back)
+    columns = [column_name(c).lower() for c in back_columns]
+    free = [column_name(c) for c in back_free]
     after = {c for c in columns if c in wanted}
     # A lowered compound body is built from its parameters and lambda variables only.
     if before is None:

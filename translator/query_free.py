@@ -47,33 +47,30 @@ class _Refused(Exception):
     """A query that has no expression form; the message says why."""
 
 
-def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
+def query_free(ast: Any, parameters: Sequence[str], *, private: bool = False) -> QueryFree:
     """A copy of ``ast`` (one body: expression or query) with every query rewritten as an
-    expression, or the reason it cannot be. ``parameters``: the function's parameter names."""
-    tree = copy_tree(ast)
+    expression, or the reason it cannot be. ``parameters``: the function's parameter names;
+    ``private``: ``ast`` is the caller's to give up, and is rewritten itself, not a copy."""
+    tree = ast if private else copy_tree(ast)
     if isinstance(tree, exp.Query) and not isinstance(tree, exp.Subquery):
         tree = exp.Subquery(this=tree)
-    # One walk (depth first, in order) finds what every step below looks for; a tree that
-    # holds no query (most bodies) is not walked again.
+    # One walk (depth first, in order) finds what every step below looks for, and one pass
+    # over its nodes sorts out the few kinds they look at; a tree that holds no query (most
+    # bodies) is not walked again.
     nodes = depth_first(tree)
-    ctes = {n.alias.lower() for n in nodes if isinstance(n, exp.CTE)}
-    tables = sorted(
-        {
-            _table_name(t)
-            for t in nodes
-            if isinstance(t, exp.Table) and _table_name(t).lower() not in ctes
-        }
-    )
-    if tables:
+    ctes, tables, queries, columns, aggregates = _kinds(nodes)
+    names = {n.alias.lower() for n in ctes}
+    read = sorted({_table_name(t) for t in tables if _table_name(t).lower() not in names})
+    if read:
         return QueryFree(
             None,
-            f"the body reads {'table' if len(tables) == 1 else 'tables'} {', '.join(tables)}, "
+            f"the body reads {'table' if len(read) == 1 else 'tables'} {', '.join(read)}, "
             "and a Trino function cannot hold a query ('Queries are not allowed in functions')",
         )
     rewritten = False
     try:
         # Innermost first: an inner query that becomes an expression may let its outer one go.
-        for node in nodes[::-1]:
+        for node in reversed(queries):
             if _is_query_expression(node):
                 replacement = _rewrite(node)
                 rewritten = True
@@ -85,15 +82,16 @@ def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
         return QueryFree(None, f"{e}, and a Trino function cannot hold a query")
     if rewritten:
         nodes = depth_first(tree)
+        _, _, _, columns, aggregates = _kinds(nodes)
     wanted = {p.lower() for p in parameters}
     unqualified = False
-    for col in [n for n in nodes if isinstance(n, exp.Column)]:
+    for col in columns:
         if col.table and col.name.lower() in wanted and not col.args.get("db"):
             # Spark lets a body qualify a parameter with the function's name (f.x); with no
             # query left, nothing else can qualify it.
             col.replace(exp.column(col.this.copy()))
             unqualified = True
-    if any(isinstance(n, (exp.AggFunc, exp.Window)) for n in nodes):
+    if aggregates:
         # The first in breadth-first order, the one named since this refusal was written.
         aggregate = next(iter(tree.find_all(exp.AggFunc, exp.Window)))
         return QueryFree(
@@ -102,6 +100,55 @@ def query_free(ast: Any, parameters: Sequence[str]) -> QueryFree:
             "which a function body has no rows for",
         )
     return QueryFree(tree, private=True, nodes=None if unqualified else nodes)
+
+
+#: What :func:`_kinds` sorts nodes into: bits, found once per class by ``isinstance``'s rule.
+_CTE, _TABLE, _QUERY, _COLUMN, _AGGREGATE = 1, 2, 4, 8, 16
+_KIND_BY_CLASS: dict[type, int] = {}
+
+
+def _kind(cls: type) -> int:
+    """The kinds of the nodes of class ``cls`` (0: none that :func:`query_free` looks at);
+    ``_QUERY``: a node :func:`_is_query_expression` may be true of."""
+    kind = (
+        (_CTE if issubclass(cls, exp.CTE) else 0)
+        | (_TABLE if issubclass(cls, exp.Table) else 0)
+        | (_QUERY if issubclass(cls, (exp.Exists, exp.In, exp.Subquery)) else 0)
+        | (_COLUMN if issubclass(cls, exp.Column) else 0)
+        | (_AGGREGATE if issubclass(cls, (exp.AggFunc, exp.Window)) else 0)
+    )
+    _KIND_BY_CLASS[cls] = kind
+    return kind
+
+
+def _kinds(nodes: list[Any]) -> tuple[list[Any], list[Any], list[Any], list[Any], bool]:
+    """The CTEs, tables, possible query expressions and columns among ``nodes`` (in their
+    order), and whether any is an aggregate or window function: one pass, one look-up of the
+    node's class each, instead of a pass and an ``isinstance`` per question."""
+    ctes: list[Any] = []
+    tables: list[Any] = []
+    queries: list[Any] = []
+    columns: list[Any] = []
+    aggregates = False
+    by_class = _KIND_BY_CLASS
+    for node in nodes:
+        cls = type(node)
+        kind = by_class.get(cls)
+        if kind is None:
+            kind = _kind(cls)
+        if not kind:
+            continue
+        if kind & _COLUMN:
+            columns.append(node)
+        if kind & _QUERY:
+            queries.append(node)
+        if kind & _TABLE:
+            tables.append(node)
+        if kind & _CTE:
+            ctes.append(node)
+        if kind & _AGGREGATE:
+            aggregates = True
+    return ctes, tables, queries, columns, aggregates
 
 
 def _table_name(t: Any) -> str:

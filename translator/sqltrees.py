@@ -1,21 +1,56 @@
-"""sqlglot trees: a copy of a whole tree at about half the cost of sqlglot's own, and its walks
-as plain loops.
+"""sqlglot trees: a copy of a whole tree at about half the cost of sqlglot's own, its walks as
+plain loops, and the walk that finds a body's columns and the scopes they sit in.
 
 Compile copies a body's tree before rewriting or typing it for a target (sqlglot's generator
 may change the tree it writes, and the front end's tree is shared), and walks every tree it
 judges several times: sqlglot's deep copy was a few percent of compile, and its ``walk`` (a
 chain of generators, a frame per node and per child list) costs about half again what a plain
-loop over each node's ``args`` does, for the same nodes in the same order.
+loop over each node's ``args`` does, for the same nodes in the same order. A walk that asks
+several ``isinstance`` questions of each node asks them once per node class
+(:class:`ByClass`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from copy import deepcopy
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlglot import exp
 
-__all__ = ["breadth_first", "copy_tree", "depth_first"]
+__all__ = [
+    "ByClass",
+    "breadth_first",
+    "column_name",
+    "copy_tree",
+    "depth_first",
+    "has_no_table",
+    "in_query",
+    "plain_scope",
+    "scoped_columns",
+]
+
+V = TypeVar("V")
+
+
+class ByClass(dict[type, V], Generic[V]):
+    """A value for each node class, found by ``of(cls)`` the first time a class is looked up.
+
+    A walk that asks several ``isinstance`` questions of every node (is it a column, a lambda,
+    a query...) asks them once per class this way: one dictionary look-up of ``type(node)`` a
+    node, where most nodes answer no to every question. ``of`` must use ``issubclass`` (what
+    ``isinstance`` asks of a node's class), so the answers are the same.
+    """
+
+    def __init__(self, of: Callable[[type], V]) -> None:
+        super().__init__()
+        self._of = of
+
+    def __missing__(self, cls: type) -> V:
+        value = self._of(cls)
+        self[cls] = value
+        return value
+
 
 #: The types of the values of a ``meta`` that a plain ``dict`` copy copies exactly (a set: the
 #: check of a node's meta is one C-level ``issuperset``, not a generator per node).
@@ -94,21 +129,137 @@ def breadth_first(root: exp.Expr) -> list[exp.Expr]:
 
 def depth_first(root: exp.Expr) -> list[exp.Expr]:
     """``list(root.walk(bfs=False))``: depth first, each node before its children, children in
-    argument order."""
+    argument order (pushed last to first, so that they come off the stack first to last: no
+    list of each node's children is made)."""
     out: list[exp.Expr] = []
     append = out.append
     expr = exp.Expr
     stack = [root]
-    pop = stack.pop
+    pop, push = stack.pop, stack.append
     while stack:
         node = pop()
         append(node)
-        children: list[exp.Expr] = []
+        for value in reversed(node.args.values()):
+            if isinstance(value, expr):
+                push(value)
+            elif isinstance(value, list):
+                for v in reversed(value):
+                    if isinstance(v, expr):
+                        push(v)
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# Columns and their scopes
+
+
+def column_name(col: Any) -> str:
+    """``col.name`` without its two calls where the name is an identifier (as it nearly always
+    is)."""
+    this = col.args.get("this")
+    return this.this if type(this) is exp.Identifier else col.name  # type: ignore[no-any-return]
+
+
+def has_no_table(col: Any) -> bool:
+    """``not col.table``, without its two calls where there is no table part at all."""
+    return col.args.get("table") is None or not col.table
+
+
+def scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
+    """The columns ``ast`` refers to without a table: all of them, and the free ones (outside
+    every query with a FROM, whose tables could bind them: ``(SELECT SUM(c) FROM t WHERE k =
+    x)``); its lambdas' variables (lower-cased); and whether any column has a table part.
+
+    One walk, on a stack fed each node's children in order (the first spelling of a free name
+    is the one reported, so the order is kept). Whether a query encloses a node is known on the
+    way down, so a long body costs time in proportion to its size (asking each column's
+    ancestors cost time quadratic in the depth of ``x + x + ... + x``); children are read from
+    ``args`` as ``iter_expressions`` reads them (a generator per node cost more than the walk)."""
+    columns: list[Any] = []
+    free: list[Any] = []
+    lambda_vars: set[str] = set()
+    qualified = False
+    kinds, expr = _SCOPE_KINDS, exp.Expr
+    stack = [ast]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        kind = kinds[type(node)]
+        if kind & _COLUMN:
+            if node.args.get("table") is None or not node.table:  # has_no_table, inline
+                columns.append(node)
+                free.append(node)
+            else:
+                qualified = True
+        elif kind & _LAMBDA:
+            lambda_vars.update(ident.name.lower() for ident in node.expressions)
+        elif kind & _SELECT and node.args.get("from_"):
+            # Everything below is in the query. A stack visits a node's descendants right
+            # after it: they are walked here, on a stack of their own, in that same order.
+            qualified = in_query(node, columns, lambda_vars) or qualified
+            continue
         for value in node.args.values():
             if isinstance(value, list):
-                children.extend(v for v in value if isinstance(v, expr))
+                for v in value:
+                    if isinstance(v, expr):
+                        push(v)
             elif isinstance(value, expr):
-                children.append(value)
-        children.reverse()
-        stack.extend(children)
-    return out
+                push(value)
+    return columns, free, lambda_vars, qualified
+
+
+def in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> bool:
+    """:func:`scoped_columns` below a query with a FROM (no column there is free); whether
+    any column there has a table part."""
+    qualified = False
+    kinds, expr = _SCOPE_KINDS, exp.Expr
+    stack = [query]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        kind = kinds[type(node)]
+        if kind & _COLUMN:
+            if node.args.get("table") is None or not node.table:
+                columns.append(node)
+            else:
+                qualified = True
+        elif kind & _LAMBDA:
+            lambda_vars.update(ident.name.lower() for ident in node.expressions)
+        for value in node.args.values():
+            if isinstance(value, list):
+                for v in value:
+                    if isinstance(v, expr):
+                        push(v)
+            elif isinstance(value, expr):
+                push(value)
+    return qualified
+
+
+#: What the walks here ask of a node, by its class (bits: a column, a lambda, a SELECT).
+_COLUMN, _LAMBDA, _SELECT = 1, 2, 4
+_SCOPE_KINDS: ByClass[int] = ByClass(
+    lambda cls: (
+        (_COLUMN if issubclass(cls, exp.Column) else 0)
+        | (_LAMBDA if issubclass(cls, exp.Lambda) else 0)
+        | (_SELECT if issubclass(cls, exp.Select) else 0)
+    )
+)
+
+
+def plain_scope(nodes: list[Any]) -> tuple[list[Any], set[str]] | None:
+    """The columns without a table part among ``nodes`` and their lambdas' variables (lower
+    case), where no node is a query with a FROM (else None: scopes must be walked)."""
+    free: list[Any] = []
+    shadowed: set[str] = set()
+    kinds = _SCOPE_KINDS
+    for n in nodes:
+        kind = kinds[type(n)]
+        if not kind:
+            continue
+        if kind & _SELECT and n.args.get("from_"):
+            return None
+        if kind & _COLUMN and has_no_table(n):
+            free.append(n)
+        if kind & _LAMBDA:
+            shadowed.update(i.name.lower() for i in n.expressions)
+    return free, shadowed

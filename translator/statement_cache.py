@@ -31,7 +31,7 @@ from translator.ir import Statement
 from translator.script import Lexical, StatementText
 from translator.script import split_statements as _split
 
-__all__ = ["MAX_ENTRIES", "parse_statement", "run_scope", "split_statements"]
+__all__ = ["MAX_ENTRIES", "keeps_parses", "parse_statement", "run_scope", "split_statements"]
 
 #: Parses a scope keeps (the least recently used go first): more than a migration file has
 #: statements between its plan and its commit, few enough that bodies' trees stay small.
@@ -47,6 +47,12 @@ _scope: ContextVar[OrderedDict[_Key, Statement] | None] = ContextVar(
 _splits: ContextVar[OrderedDict[tuple[str, Lexical, str | None], list[StatementText]] | None] = (
     ContextVar("split_cache", default=None)
 )
+
+
+def keeps_parses() -> bool:
+    """Whether a :func:`run_scope` is open here, so that a statement parsed now may be handed
+    out again (with its body's sqlglot tree) to a later parse of the same text."""
+    return _scope.get() is not None
 
 
 @contextlib.contextmanager

@@ -218,11 +218,14 @@ class Dialect:
 
     # -- policies with a default --------------------------------------------------------------
 
-    def prepare_body(self, ast: Any, parameters: Sequence[str]) -> QueryFree:
+    def prepare_body(
+        self, ast: Any, parameters: Sequence[str], *, private: bool = False
+    ) -> QueryFree:
         """A body's sqlglot tree from another dialect, rewritten into what this engine accepts
         before sqlglot writes it, or the reason it has no form here (Trino: no query in a
-        routine, its date_trunc units...). The base class takes the tree as it is."""
-        return QueryFree(ast)
+        routine, its date_trunc units...). ``private``: ``ast`` is the caller's to give up, so
+        it may be rewritten itself rather than a copy. The base class takes the tree as it is."""
+        return QueryFree(ast, private=private)
 
     def deterministic_said(self, said: bool | None) -> bool | None:
         """What a statement's DETERMINISTIC clause (None: no clause) states, for the IR."""

@@ -59,8 +59,10 @@ class TrinoDialect(Dialect):
     def render_create(self, spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
         return generator.render_create(spec, or_replace=or_replace)
 
-    def prepare_body(self, ast: Any, parameters: Sequence[str]) -> QueryFree:
-        return prepare_for_trino(ast, parameters)
+    def prepare_body(
+        self, ast: Any, parameters: Sequence[str], *, private: bool = False
+    ) -> QueryFree:
+        return prepare_for_trino(ast, parameters, private=private)
 
 
 DIALECT: Final[Dialect] = TrinoDialect()

@@ -29,7 +29,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokenizer_core import TokenType
 
 from translator.query_free import QueryFree, query_free
-from translator.sqltrees import breadth_first
+from translator.sqltrees import ByClass, breadth_first
 
 __all__ = [
     "NONDETERMINISTIC",
@@ -78,13 +78,14 @@ def calls_nondeterministic(ast: Any) -> bool:
     return False
 
 
-def prepare_for_trino(ast: Any, parameters: Sequence[str]) -> QueryFree:
-    """A copy of ``ast`` that sqlglot can write as a valid Trino routine body, or why not."""
-    result = query_free(ast, parameters)
+def prepare_for_trino(ast: Any, parameters: Sequence[str], *, private: bool = False) -> QueryFree:
+    """A copy of ``ast`` that sqlglot can write as a valid Trino routine body, or why not
+    (``private``: ``ast`` itself, which the caller gives up, rewritten instead of a copy)."""
+    result = query_free(ast, parameters, private=private)
     if result.ast is None:
         return result
     tree = result.ast
-    if result.nodes is not None and not any(map(_to_prepare, result.nodes)):
+    if result.nodes is not None and not _any_to_prepare(result.nodes):
         return result  # nothing below to rewrite or refuse: the walk is not made
     # One walk, breadth first as ``find_all`` goes (the first refusal and the names a nested
     # reduce gets depend on that order), instead of one per rewrite below.
@@ -147,11 +148,21 @@ _PREPARED = (
 )  # fmt: skip
 
 
-def _to_prepare(node: Any) -> bool:
-    """Whether :func:`prepare_for_trino` would look at ``node`` (its walk's tests, in short)."""
-    if isinstance(node, _PREPARED):
-        return True
-    return isinstance(node, exp.Anonymous) and str(node.this).lower() == "current_path"
+def _any_to_prepare(nodes: list[Any]) -> bool:
+    """Whether :func:`prepare_for_trino` would look at any of ``nodes`` (its walk's tests, in
+    short): a node of the classes it rewrites, or a call of current_path."""
+    kinds = _PREPARE_KINDS
+    for node in nodes:
+        kind = kinds[type(node)]
+        if kind == 1 or (kind == 2 and str(node.this).lower() == "current_path"):
+            return True
+    return False
+
+
+#: 1: a node of :data:`_PREPARED`; 2: a call sqlglot does not know (``Anonymous``); else 0.
+_PREPARE_KINDS: ByClass[int] = ByClass(
+    lambda cls: 1 if issubclass(cls, _PREPARED) else 2 if issubclass(cls, exp.Anonymous) else 0
+)
 
 
 def _within(node: Any, tree: Any) -> bool:

@@ -259,9 +259,12 @@ def spark_body(
     body: str,
     kind: str,
     body_tree: exp.Expr | None = None,
+    *,
+    private: bool = False,
 ) -> SparkForm:
     """:func:`spark_form` of a function known by its IR parts (Iceberg types); ``body_tree``:
-    sqlglot's plain Trino reading of a RETURN ``body``, if the caller has it (the front end's)."""
+    sqlglot's plain Trino reading of a RETURN ``body``, if the caller has it (the front end's);
+    ``private``: the caller gives ``body_tree`` up (it may be rewritten itself)."""
     try:
         params = [(n, _trino_type(t)) for n, t in parameters]
         returns = _trino_type(return_type)
@@ -271,7 +274,7 @@ def spark_body(
         routine = routine_from_parts(name, params, returns, body, kind)
     except (TranslatorError, ValueError) as e:
         return SparkForm(None, f"the body does not read as a Trino routine: {e}")
-    return spark_form(routine, _as_written(routine, body, body_tree))
+    return spark_form(routine, _as_written(routine, body, body_tree), private=private)
 
 
 def trino_objection(
@@ -319,11 +322,15 @@ def _as_written(routine: Routine, body: str, body_tree: exp.Expr | None) -> exp.
     return reads_as_written(body, body_tree)
 
 
-def spark_form(routine: Routine, body_tree: exp.Expr | None = None) -> SparkForm:
+def spark_form(
+    routine: Routine, body_tree: exp.Expr | None = None, *, private: bool = False
+) -> SparkForm:
     """The routine's body in Spark, with Trino's meaning (:mod:`.meaning`); a compound body is
     lowered to one expression first (:mod:`.lowering`). Refused, with the reason, where that
     cannot be done. ``body_tree``: the RETURN expression as :func:`.reading.parse_expression`
-    reads it, if the caller has it."""
+    reads it, if the caller has it; ``private``: the caller gives ``body_tree`` up, so it is
+    rewritten itself instead of a copy (a tree of :func:`.reading.parse_expression`'s cache
+    is always copied)."""
     try:
         if isinstance(routine.body, Block):
             tree = lower_body(routine)
@@ -333,7 +340,7 @@ def spark_form(routine: Routine, body_tree: exp.Expr | None = None) -> SparkForm
             node = body_tree if body_tree is not None else parse_expression(routine.body.value.text)
             if node is None:
                 return SparkForm(None, "sqlglot cannot read the body")
-            tree = rewrite(node, _scope(routine))
+            tree = rewrite(node, _scope(routine), private=private and node is body_tree)
             # rewrite's tree is a copy no one else holds: sqlglot may write it without another
             # (a root still hanging from a replaced node is written from a copy, as sqlglot's
             # own copy would have no parent).

@@ -42,9 +42,8 @@ from translator.dialects.trino.routines.expr_types import (
     parse_type,
     type_of,
 )
-from translator.dialects.trino.routines.reading import parse_expression
+from translator.dialects.trino.routines.reading import expression_parts, parse_expression
 from translator.errors import Position, position_at
-from translator.sqltrees import breadth_first
 
 __all__ = ["RoutineProblem", "analyze", "analyze_routine"]
 
@@ -165,23 +164,6 @@ class _Facts:
     nondeterministic: bool = False
     #: A call whose determinism is unknown (a user function, a lambda's function).
     unknown: bool = False
-
-
-def _parts(node: exp.Expr) -> tuple[list[exp.Column], set[str] | None, list[exp.Func]]:
-    """The columns of ``node`` (breadth first, as Trino's first unknown name is the one
-    reported), its lambdas' variables (None without a lambda) and its calls: one walk."""
-    columns: list[exp.Column] = []
-    lambdas: set[str] | None = None
-    calls: list[exp.Func] = []
-    for n in breadth_first(node):
-        if isinstance(n, exp.Column):
-            columns.append(n)
-        if isinstance(n, exp.Func):
-            calls.append(n)
-        if isinstance(n, exp.Lambda):
-            lambdas = lambdas if lambdas is not None else set()
-            lambdas.update(i.name.lower() for i in n.expressions)
-    return columns, lambdas, calls
 
 
 def _function_name(node: exp.Expr) -> str:
@@ -434,7 +416,7 @@ class _Analyzer:
             return None
         if tree is not None and self.names_known:  # calls tell determinism only: not judged
             return type_of(node, scope.variables)
-        columns, lambdas, calls = _parts(node)
+        columns, lambdas, calls = expression_parts(node)
         self.names(columns, lambdas, e, masked, scope.variables)
         self.calls(calls, lambdas is not None)
         return type_of(node, scope.variables)

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from sqlglot import exp
 
 from translator.dialects.trino.routines.expr_types import INTEGER_TYPES, type_of
-from translator.sqltrees import copy_tree, depth_first
+from translator.sqltrees import ByClass, copy_tree, depth_first
 
 __all__ = ["Refused", "rewrite"]
 
@@ -53,14 +53,17 @@ class Refused(Exception):
         self.reason = reason
 
 
-def rewrite(node: exp.Expr, scope: Mapping[str, exp.DataType]) -> exp.Expr:
+def rewrite(
+    node: exp.Expr, scope: Mapping[str, exp.DataType], *, private: bool = False
+) -> exp.Expr:
     """A copy of ``node`` (parsed as Trino) that sqlglot writes as Spark with Trino's meaning.
 
-    ``scope`` holds the Trino types of the names in scope (parameters, variables), lower case.
+    ``scope`` holds the Trino types of the names in scope (parameters, variables), lower case;
+    ``private``: ``node`` is the caller's to give up, and is rewritten itself, not a copy.
     """
-    tree: exp.Expr = copy_tree(node)
+    tree: exp.Expr = node if private else copy_tree(node)
     nodes = depth_first(tree)
-    handled = [n for n in nodes if isinstance(n, _HANDLED)]
+    handled = [n for n in nodes if _IS_HANDLED[type(n)]]
     # Types are derived before anything is replaced: they are Trino's, of the Trino tree.
     types: dict[int, exp.DataType | None] = {}
     try:
@@ -84,6 +87,8 @@ _HANDLED = (
     exp.Bracket, exp.Div, exp.DayOfWeekIso, exp.DayOfWeek, exp.Trunc, exp.AtTimeZone, exp.Cast,
     exp.TryCast,
 )  # fmt: skip
+#: Whether a node of a class is :data:`_HANDLED` (one look-up a node instead of eight tests).
+_IS_HANDLED: ByClass[bool] = ByClass(lambda cls: issubclass(cls, _HANDLED))
 
 
 def _needing_types(handled: Sequence[exp.Expr]) -> list[exp.Expr]:

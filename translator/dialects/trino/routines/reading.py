@@ -15,9 +15,9 @@ from sqlglot import exp
 from sqlglot.dialects.trino import Trino
 from sqlglot.errors import SqlglotError
 
-from translator.sqltrees import breadth_first
+from translator.sqltrees import ByClass, breadth_first
 
-__all__ = ["TrinoAsWritten", "parse_expression", "reads_as_written"]
+__all__ = ["TrinoAsWritten", "expression_parts", "parse_expression", "reads_as_written"]
 
 
 class TrinoAsWritten(Trino):
@@ -87,3 +87,36 @@ def reads_as_written(text: str, tree: exp.Expr | None) -> exp.Expr | None:
 
 #: Where :data:`_DECIMAL_LITERAL` can change a text: it rewrites nothing else.
 _TYPED_DECIMAL = re.compile(r"(?i)\bdecimal\s*'")
+
+
+def expression_parts(node: exp.Expr) -> tuple[list[exp.Column], set[str] | None, list[exp.Func]]:
+    """The columns of ``node`` (breadth first, as Trino's first unknown name is the one
+    reported), its lambdas' variables (None without a lambda) and its calls: one walk."""
+    columns: list[exp.Column] = []
+    lambdas: set[str] | None = None
+    calls: list[exp.Func] = []
+    kinds = _PART_KINDS
+    for n in breadth_first(node):
+        kind = kinds[type(n)]
+        if not kind:
+            continue
+        # The class was asked (_PART_KINDS): a column, a call.
+        if kind & _COLUMN:
+            columns.append(n)  # type: ignore[arg-type]
+        if kind & _CALL:
+            calls.append(n)  # type: ignore[arg-type]
+        if kind & _LAMBDA:
+            lambdas = lambdas if lambdas is not None else set()
+            lambdas.update(i.name.lower() for i in n.expressions)
+    return columns, lambdas, calls
+
+
+#: What :func:`expression_parts` asks of a node, by its class (bits: a column, a call, a lambda).
+_COLUMN, _CALL, _LAMBDA = 1, 2, 4
+_PART_KINDS: ByClass[int] = ByClass(
+    lambda cls: (
+        (_COLUMN if issubclass(cls, exp.Column) else 0)
+        | (_CALL if issubclass(cls, exp.Func) else 0)
+        | (_LAMBDA if issubclass(cls, exp.Lambda) else 0)
+    )
+)
