@@ -187,6 +187,7 @@ class Warehouse:
         options: CompileOptions | None = None,
         strict: bool = False,
         keep_journal: bool = False,
+        journal_carry: Mapping[str, Any] | None = None,
         replace_discarding_history: bool = False,
     ) -> ApplyResult:
         """Compile ``sql`` (one text, or ``(file name, text)`` pairs) and commit every function
@@ -194,7 +195,9 @@ class Warehouse:
 
         A crash between two commits leaves a journal: running the same apply again finishes it
         (:mod:`translator.warehouse.journal`). ``keep_journal``: the caller clears it
-        (``result.journal``) once it has recorded the apply itself.
+        (``result.journal``) once it has recorded the apply itself; ``journal_carry``: that
+        record, written into the journal's document (which the caller may then link into its
+        own records: :class:`~translator.warehouse.journal.Journal`).
 
         In a REST catalog, a change to an existing function is refused (it has no update, and a
         drop and create discards the function's history) unless ``replace_discarding_history``;
@@ -205,7 +208,14 @@ class Warehouse:
         store: Store | None = self.store
         if isinstance(committer, RestCommitter):
             committer, store = committer.allowing(replace_discarding_history), None
-        applier = Applier(committer, self.context, self.retry, store, keep_journal=keep_journal)
+        applier = Applier(
+            committer,
+            self.context,
+            self.retry,
+            store,
+            keep_journal=keep_journal,
+            journal_carry=journal_carry,
+        )
         run = applier.run
         with run_scope():  # the lock's names and the compile (and each retry) parse once
             if dry_run:
