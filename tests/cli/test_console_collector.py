@@ -60,7 +60,8 @@ def test_a_callers_own_choices_are_kept(monkeypatch: pytest.MonkeyPatch) -> None
     gc.freeze()
     frozen = gc.get_freeze_count()
     _seen_during_a_run(monkeypatch)
-    assert gc.get_freeze_count() == frozen
+    # still frozen (an unfreeze empties it; frozen objects that die leave it one by one)
+    assert frozen * 0.99 < gc.get_freeze_count() <= frozen
 
 
 def test_thresholds_changed_during_the_run_are_left_as_the_run_leaves_them(
