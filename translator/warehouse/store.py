@@ -14,9 +14,10 @@ the other gets :class:`FileExistsError`; a reader never sees a half-written file
   before its first commit whether it honours conditional writes: a probe object is created twice
   with ``If-None-Match: *``, and a store that lets the second create through is refused.
 
-Local stores also offer an advisory per-function lock (:meth:`LocalStore.lock`, ``flock`` on
-``WAREHOUSE/.locks/<namespace>/<function>.lock``). Correctness never depends on it: it only
-makes cooperating processes on one machine queue instead of racing, so a writer is not starved
+Local stores also offer advisory locks (:meth:`LocalStore.lock`, ``flock`` on
+``WAREHOUSE/.locks/<name>.lock``; a commit takes its function's, see
+:func:`translator.warehouse.warehouse.lock_name`). Correctness never depends on them: they only
+make cooperating processes on one machine queue instead of racing, so a writer is not starved
 by others winning the create-if-absent race again and again.
 """
 
