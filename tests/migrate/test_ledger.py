@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 from tests.migrate.helpers import (
     SPARK_DIR,
@@ -115,3 +119,85 @@ def test_a_catalog_warehouse_migrates_and_reruns(tmp_path: Path) -> None:
             report = migrate_directory(src, wh, "spark")
         assert report.ok and report.status == expected
     assert_every_file_valid(root)
+
+
+def _ledger_docs(root: Path, dialect: str) -> list[dict[str, Any]]:
+    folder = root / ".migrations" / dialect
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+
+
+def test_a_committed_batch_is_its_journal_linked_into_the_ledger(tmp_path: Path) -> None:
+    """A batch that commits has its journal carry the ledger's entry, and that file becomes the
+    ledger's (one synced file fewer); a batch that commits nothing writes its entry alone."""
+    src = write_dir(
+        tmp_path / "src",
+        {
+            "1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;\n"
+            "CREATE FUNCTION g() RETURNS INT RETURN 2;\n",
+            "2.sql": "CREATE OR REPLACE FUNCTION f() RETURNS INT RETURN 1;\n",  # unchanged
+        },
+    )
+    root = tmp_path / "wh"
+    assert migrate(src, root, "spark").ok
+    first, second = _ledger_docs(root, "spark")
+    assert first["file"] == "1.sql" and len(first["statements"]) == 2
+    assert [(f["name"], f["base"]) for f in first["functions"]] == [
+        ("f", None),
+        ("g", None),
+    ]
+    assert second["file"] == "2.sql" and "functions" not in second
+    assert [p.stat().st_nlink for p in (root / ".migrations" / "spark").glob("*.json")] == [1, 1]
+    assert not list((root / ".journal").glob("*.json"))
+    assert migrate(src, root, "spark").status == "unchanged"
+
+
+def test_ledger_files_without_a_journal_are_read_as_before(tmp_path: Path) -> None:
+    """Every ledger file written as earlier versions wrote them (the entry alone) still counts."""
+    src = write_dir(tmp_path / "src", {"1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;"})
+    root = tmp_path / "wh"
+    migrate(src, root, "spark")
+    for p in (root / ".migrations" / "spark").glob("*.json"):
+        doc = json.loads(p.read_text())
+        del doc["functions"]
+        p.unlink()
+        p.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    again = migrate(src, root, "spark")
+    assert again.status == "unchanged"
+    assert {s.status for f in again.files for s in f.statements} == {"already-applied"}
+
+
+#: Runs the CLI in a child that dies like ``kill -9`` right after the ledger took the journal.
+KILLED_AFTER_LINK = """
+import os, sys
+from translator.warehouse import store
+original = store.LocalStore.link_exclusive
+def link_then_die(self, *args, **kwargs):
+    original(self, *args, **kwargs)
+    os._exit(137)
+store.LocalStore.link_exclusive = link_then_die
+from translator.cli import main
+main(sys.argv[1:])
+"""
+
+
+def test_a_crash_after_the_ledger_took_the_journal_leaves_the_batch_applied(
+    tmp_path: Path,
+) -> None:
+    src = write_dir(
+        tmp_path / "src",
+        {
+            "1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;\n"
+            "CREATE OR REPLACE FUNCTION f() RETURNS INT RETURN 2;\n"
+        },
+    )
+    root = tmp_path / "wh"
+    argv = ["migrate", "--dialect", "spark", str(src), "--warehouse", str(root)]
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_AFTER_LINK, *argv], capture_output=True, text=True
+    )
+    assert done.returncode == 137, done.stderr
+    again = migrate(src, root, "spark")
+    assert again.status == "unchanged"
+    assert {s.status for f in again.files for s in f.statements} == {"already-applied"}
+    assert again.functions["default.f"].definitions[0].versions == (1, 2)
+    assert len(metadata_files(root)) == 1

@@ -7,9 +7,12 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
+from translator.migrate.report import Issue
 from translator.warehouse.errors import WarehouseError
-from translator.warehouse.store import Store
+from translator.warehouse.journal import Journal
+from translator.warehouse.store import LocalStore, Store
 
 #: Where the ledger of applied statements lives, under the warehouse root.
 LEDGER_DIR = ".migrations"
@@ -18,7 +21,11 @@ _LEDGER_NAME = re.compile(r"^(\d+)\.json$")
 
 
 class Ledger:
-    """Append-only journal of applied statements: file -> statement key -> function."""
+    """Append-only journal of applied statements: file -> statement key -> function.
+
+    One file per applied batch, ``NNNNNN.json``: ``file`` and ``statements`` (``key``,
+    ``function``); a batch that committed is its apply's journal linked in, so it also has the
+    journal's ``functions`` (ignored here). Both shapes read the same, by older readers too."""
 
     def __init__(self, store: Store, dialect: str) -> None:
         self.store = store
@@ -53,26 +60,61 @@ class Ledger:
     def applied(self, file: str) -> dict[str, str]:
         return self.entries.get(file, {})
 
-    def record(self, file: str, statements: Sequence[tuple[str, str]]) -> None:
+    def mismatch(self, file: str, keys_seen: set[str]) -> Issue | None:
+        """The warning for statements of ``file`` the ledger has and the file no longer has."""
+        gone = set(self.applied(file)) - keys_seen
+        if not gone:
+            return None
+        return Issue(
+            "ledger-mismatch",
+            f"{len(gone)} statement(s) applied by an earlier migration are no longer in this "
+            "file (was it edited after it was migrated?); changed statements are applied as "
+            "new ones",
+            file=file,
+        )
+
+    def record(
+        self, file: str, statements: Sequence[tuple[str, str]], journal: Journal | None = None
+    ) -> None:
+        """Add the entry of ``statements`` of ``file``. When ``journal`` (the apply's, still
+        there) carries exactly this entry (:func:`entry`), its file becomes the ledger's next
+        file by a second name (a hard link: nothing written or synced again; the caller then
+        removes the journal's name); otherwise the entry is written as a file of its own."""
         if not statements:
             return
-        doc = {
-            "format-version": _LEDGER_FORMAT_VERSION,
-            "file": file,
-            "statements": [{"key": k, "function": f} for k, f in statements],
-        }
-        data = (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8")
+        doc = entry(file, statements)
+        linked = (
+            journal is not None
+            and journal.written
+            and journal.carry == doc
+            and journal.store is self.store
+            and isinstance(self.store, LocalStore)
+        )
+        data = b"" if linked else (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
         number = self.last + 1
         while True:
+            rel = f"{self.folder}/{number:06d}.json"
             try:
-                self.store.create_exclusive(
-                    f"{self.folder}/{number:06d}.json", data, make_dirs=True
-                )
+                if linked:
+                    assert journal is not None and isinstance(self.store, LocalStore)
+                    self.store.link_exclusive(journal.rel, rel)
+                else:
+                    self.store.create_exclusive(rel, data, make_dirs=True)
                 break
             except FileExistsError:  # another run wrote one meanwhile: take the next number
                 number += 1
         self.last = number
         self.entries[file].update(statements)
+
+
+def entry(file: str, statements: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """The ledger's document for ``statements`` (key, function) of ``file``. An apply's journal
+    may carry it (then the ledger file is that journal: the same keys, and ``functions``)."""
+    return {
+        "format-version": _LEDGER_FORMAT_VERSION,
+        "file": file,
+        "statements": [{"key": k, "function": f} for k, f in statements],
+    }
 
 
 def statement_key(namespace: str, text: str, occurrence: int) -> str:

@@ -18,7 +18,7 @@ from translator.merge import Change, function_key
 from translator.metadata import deep_copy
 from translator.migrate.catalog_sync import sync_to_catalog
 from translator.migrate.files import NOT_READ, list_migration_files, unread_sql_files
-from translator.migrate.ledger import Ledger, statement_key
+from translator.migrate.ledger import Ledger, entry, statement_key
 from translator.migrate.names import guess_ref
 from translator.migrate.report import (
     FileReport,
@@ -30,7 +30,7 @@ from translator.migrate.report import (
     definition_summaries,
     issues_by_function,
 )
-from translator.migrate.units import Item, Unit, head_line, mask
+from translator.migrate.units import Item, Unit, head_line, ledger_statements, mask
 from translator.names import format_name
 from translator.script import StatementText, scan, split_statements
 from translator.statement_cache import parse_statement, run_scope
@@ -147,7 +147,8 @@ class _Run:
         self.pieces, self.tail = self.split(text)
         for unit in self.plan():
             self.apply_unit(unit)
-        self.check_ledger()
+        if (gone := self.ledger.mismatch(self.file, self.keys_seen)) is not None:
+            self.report.warnings.append(gone)
         # Statements fail in two passes (parsing, then applying): list them in file order.
         self.report.failures[failures:] = sorted(self.report.failures[failures:], key=_line)
         self.report.warnings[warnings:] = sorted(self.report.warnings[warnings:], key=_line)
@@ -284,6 +285,8 @@ class _Run:
         self, keep: Sequence[Item], namespace: str
     ) -> tuple[ApplyResult | None, list[TranslatorError]]:
         sql = mask(self.text, keep, self.pieces, self.tail)
+        # The journal carries the ledger's entry: linked into the ledger once applied (succeeded)
+        carry = None if self.dry_run else entry(self.file, ledger_statements(keep))
         try:
             result = self.target.apply(
                 sql,
@@ -293,6 +296,7 @@ class _Run:
                 options=self.options,
                 strict=self.strict,
                 keep_journal=True,  # cleared once the ledger has the statements (succeeded)
+                journal_carry=carry,
             )
         except TranslatorError as e:
             return None, [e]
@@ -362,7 +366,7 @@ class _Run:
         if not self.dry_run:
             self.file_report.committed += [c.path for c in result.committed]
             self.file_report.dropped += [str(d.ref) for d in result.dropped]
-            self.ledger.record(self.file, [(it.ledger_key, str(it.ref)) for it in items])
+            self.ledger.record(self.file, ledger_statements(items), result.journal)
             if result.journal is not None:
                 result.journal.clear()
 
@@ -395,19 +399,6 @@ class _Run:
             lossy=w.lossy,
         )
         self.report.warnings.append(issue)
-
-    def check_ledger(self) -> None:
-        gone = set(self.ledger.applied(self.file)) - self.keys_seen
-        if gone:
-            self.report.warnings.append(
-                Issue(
-                    "ledger-mismatch",
-                    f"{len(gone)} statement(s) applied by an earlier migration are no longer in "
-                    "this file (was it edited after it was migrated?); changed statements are "
-                    "applied as new ones",
-                    file=self.file,
-                )
-            )
 
 
 def _line(issue: Issue) -> tuple[int, int]:

@@ -40,6 +40,11 @@ class Unit:
     items: list[Item] = field(default_factory=list)
 
 
+def ledger_statements(items: Sequence[Item]) -> list[tuple[str, str]]:
+    """What the ledger records of applied ``items``: (statement key, function)."""
+    return [(it.ledger_key, str(it.ref)) for it in items]
+
+
 def _blank(text: str) -> str:
     return re.sub(r"[^\n]", " ", text)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from translator.api import compile_script
 from translator.compile import CompileOptions, Context
@@ -126,14 +127,17 @@ class Applier:
         store: Store | None = None,
         *,
         keep_journal: bool = False,
+        journal_carry: Mapping[str, Any] | None = None,
     ) -> None:
         self.committer = committer
         self.context = context
         self.retry = retry
         #: Where the journal lives (None: no journal); ``keep_journal``: the caller clears it
-        #: (``result.journal``) once it has recorded the apply itself (migrate's ledger).
+        #: (``result.journal``) once it has recorded the apply itself (migrate's ledger);
+        #: ``journal_carry``: the caller's record, written into the journal (:class:`Journal`).
         self.store = store
         self.keep_journal = keep_journal
+        self.journal_carry = journal_carry
 
     def _journal(
         self,
@@ -146,7 +150,8 @@ class Applier:
         """This apply's journal, and what an interrupted run of it committed (to pin)."""
         if self.store is None:
             return None, {}
-        journal = Journal(self.store, journal_key(sources, dialect, ns, repr((options, strict))))
+        key = journal_key(sources, dialect, ns, repr((options, strict)))
+        journal = Journal(self.store, key, self.journal_carry)
         recorded = journal.recorded()
         if not recorded:
             return journal, {}

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from translator.errors import TranslatorError
 from translator.metadata import UdfMetadata, dump_metadata, load_metadata
@@ -45,10 +46,16 @@ def journal_key(
 class Journal:
     """The functions an apply is committing and the base of each (see the module doc)."""
 
-    def __init__(self, store: Store, key: str) -> None:
+    def __init__(self, store: Store, key: str, carry: Mapping[str, Any] | None = None) -> None:
         self.store = store
         self.rel = f"{JOURNAL_DIR}/{key}.json"
         self.bases: dict[FunctionRef, str | None] = {}
+        #: The caller's own record of the apply, written into the journal's document beside
+        #: ``functions`` (migrate's ledger entry, linked into its ledger once the commits are
+        #: done: one synced file an apply instead of two).
+        self.carry: dict[str, Any] = dict(carry or {})
+        #: Whether the journal's file, as :meth:`record` last wrote it, is there.
+        self.written = False
 
     def recorded(self) -> dict[FunctionRef, str | None]:
         """What an interrupted run of the same apply recorded (empty: none)."""
@@ -70,17 +77,21 @@ class Journal:
         for ref, base in bases.items():
             self.bases.setdefault(ref, base)
         doc = {
+            **self.carry,
             "functions": [
                 {"namespace": r.namespace, "name": r.name, "base": b}
                 for r, b in sorted(self.bases.items())
-            ]
+            ],
         }
         data = (json.dumps(doc, indent=2) + "\n").encode()
-        self.store.remove(self.rel)
+        self.store.remove(self.rel)  # a new file, never rewritten in place: it may be linked
+        self.written = False
         self.store.create_exclusive(self.rel, data, make_dirs=True)
+        self.written = True
 
     def clear(self) -> None:
         self.store.remove(self.rel)
+        self.written = False
 
 
 def committed_before(

@@ -14,9 +14,10 @@ the other gets :class:`FileExistsError`; a reader never sees a half-written file
   before its first commit whether it honours conditional writes: a probe object is created twice
   with ``If-None-Match: *``, and a store that lets the second create through is refused.
 
-Local stores also offer an advisory per-function lock (:meth:`LocalStore.lock`, ``flock`` on
-``WAREHOUSE/.locks/<namespace>/<function>.lock``). Correctness never depends on it: it only
-makes cooperating processes on one machine queue instead of racing, so a writer is not starved
+Local stores also offer advisory locks (:meth:`LocalStore.lock`, ``flock`` on
+``WAREHOUSE/.locks/<name>.lock``; a commit takes its function's, see
+:func:`translator.warehouse.warehouse.lock_name`). Correctness never depends on them: they only
+make cooperating processes on one machine queue instead of racing, so a writer is not starved
 by others winning the create-if-absent race again and again.
 """
 
@@ -183,6 +184,21 @@ class LocalStore:
                 raise
         finally:
             tmp.unlink(missing_ok=True)
+        _fsync_dir(target.parent)
+
+    def link_exclusive(self, src: str, dst: str) -> None:
+        """Give the durable file ``src`` a second name ``dst``, created if absent (as
+        :meth:`create_exclusive`, ``FileExistsError`` if taken; folders made as needed) and made
+        durable, without writing or syncing its bytes again: one synced file fewer than a copy."""
+        source, target = self._write_path(src), self._write_path(dst)
+        with _refusals(target):
+            try:
+                os.link(source, target)
+            except FileNotFoundError:
+                if not source.exists():
+                    raise
+                _make_dirs_durably(target.parent)
+                os.link(source, target)
         _fsync_dir(target.parent)
 
     def remove(self, rel: str) -> None:
