@@ -44,19 +44,29 @@ class Position:
 def position_at(
     text: str, offset: int, file: str | None = None, base: Position | None = None
 ) -> Position:
-    """The position of ``offset`` in ``text``; ``base`` is where ``text`` itself starts."""
-    offset = max(0, min(offset, len(text)))
-    line = text.count("\n", 0, offset)
-    col = offset - (text.rfind("\n", 0, offset) + 1)
+    """The position of ``offset`` in ``text``; ``base`` is where ``text`` itself starts.
+
+    The front ends place every parameter, clause and warning of every statement: the line's
+    start is found once and lines are counted only before it (none on a statement's first line).
+    """
+    if offset < 0:
+        offset = 0
+    elif offset > len(text):
+        offset = len(text)
+    line_start = text.rfind("\n", 0, offset) + 1
     pos = _new(Position)  # Position(...) without the frozen dataclass's __init__ (see below)
     if base is None:
-        _set_line(pos, line + 1)
-        _set_column(pos, col + 1)
+        _set_line(pos, text.count("\n", 0, line_start) + 1)
+        _set_column(pos, offset - line_start + 1)
         _set_offset(pos, offset)
         _set_file(pos, file)
         return pos
-    _set_line(pos, base.line + line)
-    _set_column(pos, (base.column + col) if line == 0 else col + 1)
+    if line_start:
+        _set_line(pos, base.line + text.count("\n", 0, line_start))
+        _set_column(pos, offset - line_start + 1)
+    else:  # on the first line of ``text``, which starts at ``base``'s column
+        _set_line(pos, base.line)
+        _set_column(pos, base.column + offset)
     _set_offset(pos, base.offset + offset)
     _set_file(pos, base.file if file is None else file)
     return pos

@@ -19,7 +19,7 @@ from translator.dialects.base import by_offset
 from translator.dialects.grammar import error_at
 from translator.dialects.spark.lexical import NAME, ONLY_SQL, Name
 from translator.dialects.spark.source import Clause, Source
-from translator.errors import SqlSyntaxError, UnsupportedError
+from translator.errors import Position, SqlSyntaxError, UnsupportedError
 from translator.ir import Body, CreateFunction, Parameter
 from translator.script import StatementText
 from translator.script import Token as ScriptToken
@@ -166,8 +166,8 @@ class CreateAssembler:
         by_kind = {c.kind: c for c in self.clauses}
         positions = {"name": self.b.position(self.name[0].offset)}
         positions |= {_POSITION_KEYS[c.kind]: self.b.position(c.offset) for c in self.clauses}
-        positions["body"] = self.b.position(self.body_at)
-        body = self.body(kind)
+        positions["body"] = body_at = self.b.position(self.body_at)
+        body = self.body(kind, body_at)  # a Position is immutable: one for both
         return CreateFunction(
             name=parts,
             parameters=tuple(self.params),
@@ -330,10 +330,10 @@ class CreateAssembler:
         )
         return found
 
-    def body(self, kind: str) -> Body:
+    def body(self, kind: str, at: Position) -> Body:
         body_kind = _body_kind(self.body_text, kind == "udtf", self.dialect.query_words)
         ast, error = parse_body(self.body_text, body_kind, NAME)
-        return Body(self.body_text, body_kind, self.b.position(self.body_at), ast, error)
+        return Body(self.body_text, body_kind, at, ast, error)
 
 
 #: IR ``positions`` keys per clause kind.

@@ -41,7 +41,7 @@ from translator.dialects.spark.source import (
     TypeArgs,
     Typed,
 )
-from translator.dialects.spark.types import PrimitiveSpec, map_primitive
+from translator.dialects.spark.types import PrimitiveSpec, bare_primitive, map_primitive
 from translator.errors import (
     Diagnostic,
     Position,
@@ -254,6 +254,10 @@ class Builder(Transformer[Token, Any], Source):
         without_tz: int | None = children[2]
         collation: Name | None = children[3]
         start = token_start(name_tok)
+        if args is None and without_tz is None and collation is None:
+            bare = bare_primitive(str(name_tok).upper())
+            if bare is not None:  # nothing to check, say or spell out
+                return Typed(bare, start)
         source = self.text[start : _primitive_end(name_tok, args, without_tz, collation)]
         mapped = map_primitive(
             PrimitiveSpec(

@@ -32,7 +32,14 @@ from translator.types import (
     TypeParseError,
 )
 
-__all__ = ["Fail", "PrimitiveSpec", "Warn", "iceberg_to_spark_type", "map_primitive"]
+__all__ = [
+    "Fail",
+    "PrimitiveSpec",
+    "Warn",
+    "bare_primitive",
+    "iceberg_to_spark_type",
+    "map_primitive",
+]
 
 #: Spark's default decimal when DECIMAL has no arguments (Trino's is (38,0)).
 _SPARK_DEFAULT_DECIMAL: Final = (10, 0)
@@ -89,6 +96,21 @@ _CHARS: Final = frozenset({"CHAR", "CHARACTER", "VARCHAR"})
 _GEO: Final = frozenset({"GEOMETRY", "GEOGRAPHY"})
 
 
+#: What a bare name (no arguments, WITHOUT TIME ZONE or COLLATE) of :data:`_EXACT`, TIMESTAMP or
+#: STRING maps to, with nothing to check or report: made once, types being immutable values.
+_BARE: Final[dict[str, IcebergType]] = {
+    **{name: PrimitiveType(iceberg) for name, iceberg in _EXACT.items()},
+    "TIMESTAMP": PrimitiveType("timestamptz"),
+    "STRING": PrimitiveType("string"),
+}
+
+
+def bare_primitive(name: str) -> IcebergType | None:
+    """What :func:`map_primitive` returns for the upper-case ``name`` written alone, where that
+    needs no check and loses nothing (most of a header's types); None for any other name."""
+    return _BARE.get(name)
+
+
 def map_primitive(spec: PrimitiveSpec, fail: Fail, warn: Warn) -> IcebergType:
     """One Spark primitive -> Iceberg; argument and suffix checks mirror Spark's own."""
     if spec.without_time_zone and spec.name != "TIMESTAMP":
@@ -102,7 +124,7 @@ def map_primitive(spec: PrimitiveSpec, fail: Fail, warn: Warn) -> IcebergType:
         return _map_string(spec, fail, warn)
     if spec.name in _EXACT:
         _no_args(spec, fail)
-        return PrimitiveType(_EXACT[spec.name])
+        return _BARE[spec.name]
     if spec.name in _NARROW_INTS:
         _no_args(spec, fail)
         warn(f"Spark {spec.name} is stored as Iceberg int and comes back as INT (range lost)")

@@ -56,9 +56,19 @@ _SIMPLE: Final = {
     "variant": "variant",
 }
 
+#: The Iceberg type of each of :data:`_SIMPLE`'s names, made once: types are immutable values, and
+#: these are most of a header's types (no mapper, no validation of the name, per type).
+_SIMPLE_TYPES: Final[dict[str, IcebergType]] = {
+    name: PrimitiveType(iceberg) for name, iceberg in _SIMPLE.items()
+}
+
 
 def to_iceberg(t: Spelled, b: Source, warnings: list[Diagnostic]) -> IcebergType:
     """Map a Trino type to Iceberg as Trino's Iceberg connector does; report what is lost."""
+    if not t.args and t.time_zone is None:
+        simple = _SIMPLE_TYPES.get(t.name)
+        if simple is not None:  # what the mapper returns for it, with nothing to check or say
+            return simple
     return _TypeMapper(b, warnings).map(t)
 
 
@@ -80,7 +90,7 @@ class _TypeMapper:
             raise self.unsupported(t, f"{t.text}: only time and timestamp take a time zone")
         if t.name in _SIMPLE:
             self.no_args(t)
-            return PrimitiveType(_SIMPLE[t.name])
+            return _SIMPLE_TYPES[t.name]
         handler = _HANDLERS.get(t.name)
         if handler is not None:
             return handler(self, t)
