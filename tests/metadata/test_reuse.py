@@ -111,6 +111,25 @@ def test_real_merges_reuse_and_write_what_dump_writes(versions: int, rewrites: l
     assert rewrites == [True, True, True, True, True, False, False]
 
 
+def test_one_long_definition(rewrites: list[bool]) -> None:
+    """A definition with a long list of versions, a log entry per version: a new version is
+    written and checked alone, the others' texts reused."""
+    base = ms.metadata_with_versions(2 * LONG)
+    written = _commit(base, None, None)
+    sig = tuple(p.type for p in base.definitions[0].parameters)
+    for sql in (
+        ms._create(sig, "length(CAST(p0 AS STRING)) * 3", replace=True),
+        ms._create(("string",) * 6, "length(p0)", replace=False),
+        ms._create(sig, "length(CAST(p0 AS STRING)) * 4", replace=True),
+    ):
+        meta = compile_script(sql, "spark", into={"f": base}, context=_CTX)
+        new = meta.raise_for_errors().functions["f"]
+        assert new is not None
+        written = _commit(new, base, written)
+        base = new
+    assert rewrites == [True, True, True]
+
+
 def test_reordered_definitions(rewrites: list[bool]) -> None:
     base = _long_base()
     written = _commit(base, None, None)

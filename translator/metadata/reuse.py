@@ -21,7 +21,7 @@ whole document as before, which reports every problem in order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
@@ -90,7 +90,7 @@ def _found(items: list[Any], value: object) -> Iterator[int]:
 
 
 def _align(
-    new: list[Any], old: tuple[Any, ...], columns: tuple[tuple[Any, ...], ...]
+    new: list[Any], old: Sequence[Any], columns: tuple[Sequence[Any], ...]
 ) -> tuple[list[int], list[list[Any]], bool]:
     """Match ``new``'s items with ``old``'s by identity: for each column (parallel to ``old``),
     a list parallel to ``new`` holding old's value where ``new`` holds old's object; the
@@ -102,7 +102,7 @@ def _align(
     if diff.count(True) <= _FEW:
         m = len(diff)
         fresh = [*_found(diff, True), *range(m, n)]
-        cols = [list(c[:m]) for c in columns]
+        cols = [c[:m] if isinstance(c, list) else list(c[:m]) for c in columns]
         for c in cols:
             c += [None] * (n - m)
         return fresh, cols, True
@@ -129,9 +129,11 @@ class _Rewrite:
         self.check = Report()  # the new parts' own problems: any is a doubt
         self.base_by_id: dict[str, int] | None = None
         self.scans = 0
+        #: Definition ids the new log entries name that no definition has.
+        self.orphans: set[str] = set()
 
     def run(self) -> tuple[list[bytes], Written]:
-        meta, base = self.meta, self.base
+        meta = self.meta
         top = field_values(meta, _LISTS)
         _doubt_if(top is None or type(meta) is not UdfMetadata)
         assert top is not None
@@ -144,21 +146,34 @@ class _Rewrite:
         members = [(k, Items(lists[k]) if k in lists else item_text(v, 2)) for k, v in top]
         written = Written(
             defs=tuple(meta.definitions),
-            def_texts=tuple(defs.texts),
-            def_ids=tuple(defs.dids),
-            def_vids=tuple(defs.vids),
-            def_names=tuple(defs.names),
+            def_texts=defs.texts,
+            def_ids=defs.dids,
+            def_vids=defs.vids,
+            def_names=defs.names,
             long_defs=defs.long,
             log=tuple(meta.definition_log),
-            log_texts=tuple(log.texts),
-            log_ts=tuple(log.ts),
+            log_texts=log.texts,
+            log_ts=log.ts,
             last_refs=log.last,
-            log_dids=base.log_dids.union(*log.new_dids),
+            orphans=self._orphans(defs),
             versions=self._versions(defs),
         )
         out = object_chunks(members, 0)
         out.append(b"\n")
         return out, written
+
+    def _orphans(self, defs: _Defs) -> frozenset[str]:
+        """:attr:`Written.orphans` of ``meta``: those of ``base``, the ids of its definitions
+        replaced or gone (some still here: more is safe), and those new entries name."""
+        base = self.base
+        if defs.in_place:
+            gone = [base.def_ids[j] for j in defs.fresh if j < len(base.defs)]
+            gone += base.def_ids[len(defs.dids) :]
+        else:
+            gone = list(set(base.def_ids).difference(defs.dids))
+        if not gone and not self.orphans:
+            return base.orphans
+        return base.orphans.union(gone, self.orphans)
 
     def _versions(self, defs: _Defs) -> int:
         """How many versions ``meta``'s definitions hold: ``base``'s count, less those of the
@@ -178,7 +193,8 @@ class _Rewrite:
         _doubt_if(not defs)
         columns = (base.def_texts, base.def_ids, base.def_vids, base.def_names)
         fresh, (texts, dids, vids, names), in_place = _align(defs, base.defs, columns)
-        _doubt_if(2 * len(fresh) > len(defs))  # mostly new (a deep copy): as cheap checked whole
+        # mostly new (a deep copy): as cheap checked whole
+        _doubt_if(len(fresh) > _FEW and 2 * len(fresh) > len(defs))
         out = _Defs(texts, dids, vids, names, long={}, fresh=fresh, in_place=in_place)
         if base.long_defs:
             present = set(map(id, defs))
@@ -230,12 +246,10 @@ class _Rewrite:
             dv["versions"] = tail
         _check_definition(dv, path, self.check, trusted)
         _doubt_if(bool(self.check.problems))
-        texts = (parts.texts[:k] if parts is not None and k else ()) + tuple(
-            item_text(v, 8) for v in tail
-        )
-        vids = (parts.vids if parts is not None and k else ()) + tuple(
-            v["version-id"] for v in tail
-        )
+        texts = list(parts.texts[:k]) if parts is not None and k else []
+        texts += [item_text(v, 8) for v in tail]
+        vids = list(parts.vids) if parts is not None and k else []
+        vids += [v["version-id"] for v in tail]
         out.long[id(d)] = Parts(tuple(versions), texts, (), vids)
         text = object_chunks(
             ((k2, Items(texts) if k2 == "versions" else item_text(v, 6)) for k2, v in members),
@@ -269,7 +283,7 @@ class _Rewrite:
         j = len(base.log) - 1  # the last entry of base, no longer the last: one piece from now
         if j < last and log[j] is base.log[j] and type(texts[j]) is list:
             texts[j] = b"".join(texts[j])
-        out = _Log(texts, ts, last=base.last_refs, refs=[], new_dids=[])
+        out = _Log(texts, ts, last=base.last_refs, refs=[])
         if last not in fresh:  # the last entry is an old one: only if it was the last then
             _doubt_if(log[last] is not base.log[-1])
             out.refs.append((base.last_refs, True))
@@ -309,7 +323,6 @@ class _Rewrite:
             raise _Doubt
         out.texts[i], out.ts[i] = text, ts
         out.refs.append((parts, is_last))
-        out.new_dids.append(parts.dids)
         if is_last:
             out.last = parts
 
@@ -324,7 +337,7 @@ class _Rewrite:
         for i in fresh:
             one = self._ref_values([self._ref_value(refs[i])], f"{path}[{i}]", with_texts=True)
             texts[i], dids[i], vids[i] = one.texts[0], one.dids[0], one.vids[0]
-        return Parts(tuple(refs), tuple(texts), tuple(dids), tuple(vids))
+        return Parts(tuple(refs), texts, dids, vids)
 
     @staticmethod
     def _ref_value(r: object) -> dict[str, Any]:
@@ -367,6 +380,7 @@ class _Rewrite:
                 _doubt_if(is_last)  # the latest entry names only existing definitions
                 pairs = [(f, v) for f, v in zip(found, refs.vids, strict=True) if f is not None]
                 _doubt_if(not all(v in f for f, v in pairs))
+                self.orphans.update(d for d, f in zip(refs.dids, found, strict=True) if f is None)
             else:
                 sets: list[frozenset[int]] = found  # type: ignore[assignment]  # no None
                 _doubt_if(not all(map(frozenset.__contains__, sets, refs.vids)))
@@ -376,7 +390,7 @@ class _Rewrite:
             did = defs.dids[i]
             j = self._base_position(did)
             if j is None:
-                _doubt_if(did in self.base.log_dids)
+                _doubt_if(did in self.base.orphans)
             else:
                 _doubt_if(not self.base.def_vids[j] <= defs.vids[i])
 
@@ -420,4 +434,3 @@ class _Log:
     last: Parts
     #: The references of the entries checked anew, each with whether it is the latest.
     refs: list[tuple[Parts, bool]]
-    new_dids: list[tuple[str, ...]]

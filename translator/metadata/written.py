@@ -27,30 +27,32 @@ class Parts:
     """A long list's items (kept alive: they are known by identity), their texts, and the ids
     validation reads from them (version ids, or a reference's definition and version)."""
 
-    objs: tuple[Any, ...]
-    texts: tuple[bytes, ...]
-    dids: tuple[str, ...]
-    vids: tuple[int, ...]
+    objs: Sequence[Any]
+    texts: Sequence[bytes]
+    dids: Sequence[str]
+    vids: Sequence[int]
 
 
 @dataclass(frozen=True, slots=True)
 class Written:
-    """What a commit keeps of the valid document it wrote, for the next commit into it."""
+    """What a commit keeps of the valid document it wrote, for the next commit into it (its
+    sequences are never changed once made)."""
 
     defs: tuple[Definition, ...]
-    def_texts: tuple[Text, ...]
-    def_ids: tuple[str, ...]
-    def_vids: tuple[frozenset[int], ...]
-    def_names: tuple[str | None, ...]
+    def_texts: Sequence[Text]
+    def_ids: Sequence[str]
+    def_vids: Sequence[frozenset[int]]
+    def_names: Sequence[str | None]
     #: The versions of each long definition, by the definition's ``id()``.
     long_defs: dict[int, Parts]
     log: tuple[DefinitionLogEntry, ...]
-    log_texts: tuple[Text, ...]
-    log_ts: tuple[int, ...]
+    log_texts: Sequence[Text]
+    log_ts: Sequence[int]
     #: The last log entry's references (and their texts, when it is long).
     last_refs: Parts
-    #: Every definition id the log names (the same or more: never fewer).
-    log_dids: frozenset[str]
+    #: The definition ids the log names that no definition has (these and maybe more: a
+    #: definition created under one of them is checked against every entry).
+    orphans: frozenset[str]
     #: How many versions the definitions hold together.
     versions: int
 
@@ -136,7 +138,8 @@ def keep(meta: UdfMetadata, value: dict[str, Any], texts: Any) -> Written:
             tuple(r["definition-id"] for r in last),
             tuple(r["version-id"] for r in last),
         ),
-        log_dids=frozenset(r["definition-id"] for ev in log for r in ev["definition-versions"]),
+        orphans=frozenset(r["definition-id"] for ev in log for r in ev["definition-versions"])
+        - frozenset(dv["definition-id"] for dv in defs),
         versions=sum(len(dv["versions"]) for dv in defs),
     )
 
