@@ -17,7 +17,6 @@ canonical text is :mod:`translator.metadata.dump`.
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -163,13 +162,7 @@ class UdfMetadata(_Model):
     doc: str | None = None
 
     def definition(self, definition_id: str) -> Definition | None:
-        """The first definition with this id (found by a C scan: 100k of them in a long
-        history, looked up by every merge)."""
-        ids = list(map(_DEFINITION_ID, self.definitions))
-        try:
-            return self.definitions[ids.index(definition_id)]
-        except ValueError:
-            return None
-
-
-_DEFINITION_ID = attrgetter("definition_id")
+        for d in self.definitions:
+            if d.definition_id == definition_id:
+                return d
+        return None
