@@ -184,7 +184,10 @@ def warehouse_commit(shape: str, n: int, repeat: int) -> dict[str, Any]:
     """``Warehouse.apply`` of one statement into a function whose current file holds the big
     metadata: what a user's commit costs (read through the cache, merge, validation, the file
     written and synced). A fresh warehouse per size; each repetition adds
-    another overload or version, so the metadata grows by one per step (nothing at this scale)."""
+    another overload or version, so the metadata grows by one per step (nothing at this scale).
+    The first file is committed by this process, which keeps its parts' texts beside the cached
+    model: each commit then reuses those of the parts it shares (``ICEBERG_UDF_COMMIT_REUSE=0``
+    writes and checks every commit whole)."""
     import tempfile
 
     from translator.compile import Context

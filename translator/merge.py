@@ -40,12 +40,12 @@ from translator.metadata import (
     Definition,
     DefinitionLogEntry,
     DefinitionVersion,
-    DefinitionVersionRef,
     Parameter,
     SqlRepresentation,
     UdfMetadata,
     bulk_allocation,
 )
+from translator.metadata.sharing import log_references
 from translator.names import format_name
 from translator.types import IcebergType, TypeParseError, definition_id, parse_type_json
 
@@ -457,43 +457,13 @@ def _next_timestamp(meta: UdfMetadata, ctx: Context) -> int:
 
 def _log(meta: UdfMetadata, ts: int) -> None:
     """Append the entry naming every definition's current version. The last entry's references
-    that still hold are shared (:func:`_shareable`; never changed in place, dumped as copies):
-    100k definitions do not make 100k models a commit, nor validate ones of exact types."""
-    construct = DefinitionVersionRef.model_construct
+    that still hold are shared (:func:`~translator.metadata.sharing.log_references`)."""
     last = meta.definition_log[-1].definition_versions if meta.definition_log else []
-    by_id: dict[str, DefinitionVersionRef] | None = None  # once the orders differ
     with bulk_allocation():
-        refs, known = [], len(last)
-        for i, d in enumerate(meta.definitions):
-            did, vid = d.definition_id, d.current_version_id
-            ref = last[i] if i < known else None
-            if by_id is not None or (ref is not None and ref.definition_id != did):
-                by_id = by_id or {r.definition_id: r for r in last}
-                ref = by_id.get(did)
-            if ref is None or ref.version_id != vid or not _shareable(ref):
-                ref = (
-                    construct(definition_id=did, version_id=vid)
-                    if type(did) is str and type(vid) is int
-                    else DefinitionVersionRef(definition_id=did, version_id=vid)
-                )
-            refs.append(ref)
+        refs = log_references(meta.definitions, last)
     entry = (
         DefinitionLogEntry.model_construct(timestamp_ms=ts, definition_versions=refs)
         if type(ts) is int
         else DefinitionLogEntry(timestamp_ms=ts, definition_versions=refs)
     )
     meta.definition_log.append(entry)
-
-
-_REF_FIELDS = frozenset({"definition_id", "version_id"})
-
-
-def _shareable(r: DefinitionVersionRef) -> bool:
-    """No unknown keys (they belong to the entry that has them), exact types, both fields set."""
-    return (
-        type(r) is DefinitionVersionRef
-        and not r.__pydantic_extra__
-        and r.__pydantic_fields_set__ == _REF_FIELDS
-        and type(r.definition_id) is str
-        and type(r.version_id) is int
-    )

@@ -9,7 +9,7 @@
 """
 
 from translator.collector import bulk_allocation
-from translator.metadata.checked import checked_dump
+from translator.metadata.checked import Written, checked_dump, checked_write
 from translator.metadata.copying import deep_copy
 from translator.metadata.dump import dump_metadata, metadata_to_json
 from translator.metadata.model import (
@@ -43,9 +43,11 @@ __all__ = [
     "SqlRepresentation",
     "UdfMetadata",
     "UnknownRepresentation",
+    "Written",
     "bulk_allocation",
     "check_metadata_files",
     "checked_dump",
+    "checked_write",
     "deep_copy",
     "dump_metadata",
     "load_metadata",

@@ -12,7 +12,7 @@ from pydantic_core import PydanticSerializationError, to_json
 
 from translator.metadata.model import UdfMetadata
 
-__all__ = ["dump_metadata", "encoded_metadata_and_value", "metadata_to_json"]
+__all__ = ["dump_metadata", "encoded_metadata_and_value", "metadata_to_json", "plain_value"]
 
 
 #: Values written as they are (checked by exact type: the common case, without the calls).
@@ -106,16 +106,23 @@ def encoded_metadata_and_value(metadata: UdfMetadata) -> tuple[bytes, dict[str, 
     return (written.encode("utf-8") if isinstance(written, str) else written), value
 
 
-def _written(metadata: UdfMetadata) -> tuple[bytes | str, dict[str, Any] | None]:
-    """pydantic-core's bytes and the value, or ``json.dumps``'s text and None (see
-    :func:`dump_metadata`)."""
+def plain_value(metadata: UdfMetadata) -> tuple[dict[str, Any], bool]:
+    """The JSON value of ``metadata``, and whether it holds only values pydantic-core writes as
+    ``json.dumps`` does (strings, integers, booleans, nulls, lists, string-keyed objects)."""
     seen: list[object] = []
     token = _unusual_seen.set(seen)
     try:
         value = metadata_to_json(metadata)
     finally:
         _unusual_seen.reset(token)
-    if not seen:
+    return value, not seen
+
+
+def _written(metadata: UdfMetadata) -> tuple[bytes | str, dict[str, Any] | None]:
+    """pydantic-core's bytes and the value, or ``json.dumps``'s text and None (see
+    :func:`dump_metadata`)."""
+    value, plain = plain_value(metadata)
+    if plain:
         with contextlib.suppress(PydanticSerializationError):
             return to_json(value, indent=2) + b"\n", value
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n", None

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from translator.errors import Diagnostic, TranslatorError
-from translator.metadata import UdfMetadata, checked_dump
+from translator.metadata import UdfMetadata, Written, checked_write
 from translator.warehouse.catalog import CatalogConflict, SqlCatalog
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import (
@@ -38,7 +38,7 @@ from translator.warehouse.layout import (
     tombstone_dir,
 )
 from translator.warehouse.resolve import MetadataReader, Resolved
-from translator.warehouse.store import Store
+from translator.warehouse.store import FileData, Store
 
 __all__ = [
     "CatalogCommitter",
@@ -81,18 +81,24 @@ class RetryPolicy:
         time.sleep(random.uniform(0, min(self.max_delay_s, self.base_delay_s * 2**attempt)))
 
 
-def prepare_document(meta: UdfMetadata, location: str, base: UdfMetadata | None = None) -> bytes:
+def prepare_document(
+    meta: UdfMetadata,
+    location: str,
+    base: UdfMetadata | None = None,
+    written: Written | None = None,
+) -> tuple[FileData, Written | None]:
     """The file bytes of ``meta`` with its ``location`` set (in place: ``meta`` is the caller's
-    new state); refuse to write invalid metadata. ``base``: the valid metadata ``meta`` was
-    merged from, whose objects it shares are not validated again
-    (:func:`~translator.metadata.checked_dump`)."""
+    new state), and what to keep of them for the next commit; refuse to write invalid
+    metadata. ``base``: the valid metadata ``meta`` was merged from, whose objects it shares are
+    not validated again, nor written again where ``written`` (what the commit of ``base`` kept)
+    has their text (:func:`~translator.metadata.checked_write`)."""
     meta.location = location
     meta.model_fields_set.add("location")
-    data, problems = checked_dump(meta, base)
+    data, problems, kept = checked_write(meta, base, written)
     if problems:
         listed = "; ".join(str(p) for p in problems[:5])
         raise WarehouseError(f"internal error: refusing to write invalid metadata: {listed}")
-    return data
+    return data, kept
 
 
 class Committer(Protocol):
@@ -142,12 +148,15 @@ class FileCommitter:
         version = 1 if base is None else (base.version or 0) + 1
         rel = metadata_path(ref, version, derived_file_uuid(ref, version))
         location = self.store.location(function_dir(ref))
-        data = prepare_document(meta, location, None if base is None else base.metadata)
+        old = None if base is None else base.metadata
+        written = None if old is None else self.reader.written(old)
+        data, kept = prepare_document(meta, location, old, written)
         try:
             self.store.create_exclusive(rel, data, make_dirs=base is None)
         except (FileExistsError, FileNotFoundError) as e:
             raise Conflict(str(e)) from e
-        self.reader.remember(rel, meta)
+        del data
+        self.reader.remember(rel, meta, kept)
         return Committed(ref, version, rel, self.store.location(rel))
 
     def drop(self, ref: FunctionRef, base: Resolved) -> str:
@@ -235,7 +244,7 @@ class CatalogCommitter:
         version = self._next_version(ref, base)
         rel = metadata_path(ref, version, str(uuid.uuid4()))
         location = self.store.location(function_dir(ref))
-        data = prepare_document(meta, location, None if base is None else base.metadata)
+        data, _ = prepare_document(meta, location, None if base is None else base.metadata)
         try:
             self.store.create_exclusive(rel, data, make_dirs=True)
         except FileExistsError as e:  # a random name taken: only if someone copies names

@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass
 
 from translator.errors import MetadataError, TranslatorError
-from translator.metadata import UdfMetadata, load_metadata
+from translator.metadata import UdfMetadata, Written, load_metadata
 from translator.warehouse.cache import MetadataCache
 from translator.warehouse.errors import (
     AmbiguousMetadataError,
@@ -105,7 +105,7 @@ class MetadataReader:
             self.cache.put(key, meta)
         return meta
 
-    def remember(self, rel: str, meta: UdfMetadata) -> None:
+    def remember(self, rel: str, meta: UdfMetadata, written: Written | None = None) -> None:
         """Cache ``meta``, just validated and committed at ``rel``, as the model :meth:`read`
         would make of the file: the next read of a function a run commits to (the next
         statement, the migration report) need not parse it again.
@@ -113,14 +113,20 @@ class MetadataReader:
         It is that model: the file is ``meta``'s dump, and reading a dump gives back the same
         values, types, unknown keys and set fields (tests/warehouse/test_cache.py compares
         them after every commit of a migration and of every kind of change). From here on it
-        is the cache's: shared, never changed (callers of the warehouse get copies)."""
+        is the cache's: shared, never changed (callers of the warehouse get copies). ``written``:
+        what its commit kept of the file (:meth:`written`)."""
         if self.cache is None:
             return
         try:
             key = (self.store.location(rel), *self.store.stat_key(rel))
         except FileNotFoundError:  # dropped at once by someone else: nothing to remember
             return
-        self.cache.put(key, meta)
+        self.cache.put(key, meta, written)
+
+    def written(self, meta: UdfMetadata) -> Written | None:
+        """What the commit of ``meta`` (a model this reader handed out) kept of the file, for
+        the next commit into it; None if nothing (not committed here, or no longer cached)."""
+        return None if self.cache is None else self.cache.written(meta)
 
     def listing(self, ref: FunctionRef) -> list[MetadataName]:
         """The function's metadata files, by version number; duplicates are an error."""

@@ -389,7 +389,7 @@ class RestStore:
     def stat_key(self, rel: str) -> tuple[object, ...]:
         raise self._no_files(rel)
 
-    def create_exclusive(self, rel: str, data: bytes, *, make_dirs: bool) -> None:
+    def create_exclusive(self, rel: str, data: bytes | list[bytes], *, make_dirs: bool) -> None:
         raise self._no_files(rel)
 
     def remove(self, rel: str) -> None:

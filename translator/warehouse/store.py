@@ -39,7 +39,11 @@ from translator.fileio import inside
 from translator.redact import mask_secrets, url_secrets
 from translator.warehouse.errors import UnsupportedStorageError, WarehouseError
 
-__all__ = ["EXCLUSIVE_CREATE", "FsspecStore", "LocalStore", "Store", "open_store"]
+__all__ = ["EXCLUSIVE_CREATE", "FileData", "FsspecStore", "LocalStore", "Store", "open_store"]
+
+#: A file's bytes: one piece, or pieces written one after the other (a long metadata file is
+#: written from its parts' texts: joined, its 100 MB would be copied once more for nothing).
+FileData = bytes | list[bytes]
 
 #: fsspec protocols with an atomic create-if-absent, and why we believe so.
 EXCLUSIVE_CREATE: dict[str, str] = {
@@ -82,7 +86,7 @@ class Store(Protocol):
         """What identifies this file's content for the cache: (modification time, size)."""
         ...
 
-    def create_exclusive(self, rel: str, data: bytes, *, make_dirs: bool) -> None:
+    def create_exclusive(self, rel: str, data: FileData, *, make_dirs: bool) -> None:
         """Create ``rel`` holding ``data`` if the name is free, atomically and whole.
 
         Raises :class:`FileExistsError` if the name is taken, and :class:`FileNotFoundError`
@@ -147,12 +151,12 @@ class LocalStore:
         st = os.stat(self._path(rel))
         return (st.st_mtime_ns, st.st_size)
 
-    def create_exclusive(self, rel: str, data: bytes, *, make_dirs: bool) -> None:
+    def create_exclusive(self, rel: str, data: FileData, *, make_dirs: bool) -> None:
         target = self._write_path(rel)
         with _refusals(target):
             self._create_exclusive(target, data, make_dirs=make_dirs)
 
-    def _create_exclusive(self, target: Path, data: bytes, *, make_dirs: bool) -> None:
+    def _create_exclusive(self, target: Path, data: FileData, *, make_dirs: bool) -> None:
         # A hidden name no other writer can pick (128 random bits), created as mkstemp would
         # (O_EXCL, mode 0600) but without its name generator, which costs more than the write.
         tmp = target.parent / f".{target.name}.{secrets.token_hex(16)}.tmp"
@@ -165,8 +169,11 @@ class LocalStore:
             fd = os.open(tmp, _TMP_FLAGS, 0o600)
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
+                if isinstance(data, bytes):
+                    f.write(data)
+                    f.flush()
+                else:
+                    _write_pieces(f.fileno(), data)
                 os.fsync(f.fileno())
             if self.before_publish is not None:
                 self.before_publish(tmp, target)
@@ -263,6 +270,27 @@ def _refusals(path: Path) -> Iterator[None]:
         raise
     except OSError as e:
         raise WarehouseError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+#: How many pieces one ``writev(2)`` call may take (POSIX's minimum IOV_MAX is 16).
+_IOV_MAX = max(16, min(1024, os.sysconf("SC_IOV_MAX") if hasattr(os, "sysconf") else 16))
+
+
+def _write_pieces(fd: int, pieces: list[bytes]) -> None:
+    """Write ``pieces`` one after the other, without joining them (``writev``, where there is
+    one); a short write is finished by plain writes."""
+    if not hasattr(os, "writev"):  # pragma: no cover - not POSIX
+        rest = memoryview(b"".join(pieces))
+        while rest:
+            rest = rest[os.write(fd, rest) :]
+        return
+    for i in range(0, len(pieces), _IOV_MAX):
+        batch = pieces[i : i + _IOV_MAX]
+        done = os.writev(fd, batch)
+        if done < sum(map(len, batch)):
+            rest = memoryview(b"".join(batch))[done:]
+            while rest:
+                rest = rest[os.write(fd, rest) :]
 
 
 def _make_dirs_durably(folder: Path) -> None:
@@ -383,7 +411,9 @@ class FsspecStore:
             stamp = stamp.isoformat()
         return (stamp, info.get("ETag") or info.get("etag"), info.get("size"))
 
-    def create_exclusive(self, rel: str, data: bytes, *, make_dirs: bool) -> None:
+    def create_exclusive(self, rel: str, data: FileData, *, make_dirs: bool) -> None:
+        if not isinstance(data, bytes):
+            data = b"".join(data)
         path = self._path(rel)
         parent = path.rpartition("/")[0]
         if self.protocol == "memory":

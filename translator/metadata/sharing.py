@@ -1,0 +1,98 @@
+"""A new definition-log entry's references, sharing those of the last entry that still hold.
+
+Every merge appends an entry naming every definition's current version: 100k of them in a long
+history. Sharing the last entry's reference objects where they still hold (never changed in
+place; written out as copies) makes no 100k models a merge, validates none of exact types, and
+lets a commit reuse their texts (:mod:`translator.metadata.reuse`).
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter, ne
+
+from translator.metadata.model import Definition, DefinitionVersionRef
+
+__all__ = ["log_references"]
+
+
+def log_references(
+    defs: list[Definition], last: list[DefinitionVersionRef]
+) -> list[DefinitionVersionRef]:
+    """The references to each definition's current version, in the definitions' order,
+    sharing the last entry's (``last``) where they hold and are shareable."""
+    refs = _same_order_refs(defs, last)
+    return _matched_refs(defs, last) if refs is None else refs
+
+
+def _matched_refs(
+    defs: list[Definition], last: list[DefinitionVersionRef]
+) -> list[DefinitionVersionRef]:
+    """The references, each definition's matched with the last entry's by position
+    and, once the orders differ, by definition id."""
+    by_id: dict[str, DefinitionVersionRef] | None = None  # once the orders differ
+    refs, known = [], len(last)
+    for i, d in enumerate(defs):
+        did, vid = d.definition_id, d.current_version_id
+        ref = last[i] if i < known else None
+        if by_id is not None or (ref is not None and ref.definition_id != did):
+            by_id = by_id or {r.definition_id: r for r in last}
+            ref = by_id.get(did)
+        if ref is None or ref.version_id != vid or not _shareable(ref):
+            ref = _new_ref(did, vid)
+        refs.append(ref)
+    return refs
+
+
+_REF_FIELDS = frozenset({"definition_id", "version_id"})
+_DID, _VID = attrgetter("definition_id"), attrgetter("version_id")
+_CURRENT = attrgetter("current_version_id")
+_EXTRA, _SET = attrgetter("__pydantic_extra__"), attrgetter("__pydantic_fields_set__")
+
+
+def _same_order_refs(
+    defs: list[Definition], last: list[DefinitionVersionRef]
+) -> list[DefinitionVersionRef] | None:
+    """The references when the last entry names the definitions in their order (a
+    merge keeps it: new ones at the end) and every one of its references is shareable, decided
+    a list at a time (no Python step per definition: 100k of them); None otherwise."""
+    n = len(last)
+    if len(defs) < n or n == 0:
+        return None
+    dids = list(map(_DID, defs))
+    if dids[:n] != list(map(_DID, last)):
+        return None
+    if set(map(type, last)) != {DefinitionVersionRef} or any(map(_EXTRA, last)):
+        return None
+    if not all(map(_REF_FIELDS.__eq__, map(_SET, last))):
+        return None
+    vids = list(map(_CURRENT, defs))
+    old_vids = list(map(_VID, last))
+    if set(map(type, dids)) != {str} or set(map(type, old_vids)) != {int}:
+        return None
+    refs = list(last)
+    changed = list(map(ne, vids, old_vids))
+    i = -1
+    for _ in range(changed.count(True)):
+        i = changed.index(True, i + 1)
+        refs[i] = _new_ref(dids[i], vids[i])
+    refs += map(_new_ref, dids[n:], vids[n:])
+    return refs
+
+
+def _new_ref(did: str, vid: int) -> DefinitionVersionRef:
+    """A reference; checked by pydantic unless of the exact types (a model's fields may hold
+    others: assignment is not validated)."""
+    if type(did) is str and type(vid) is int:
+        return DefinitionVersionRef.model_construct(definition_id=did, version_id=vid)
+    return DefinitionVersionRef(definition_id=did, version_id=vid)
+
+
+def _shareable(r: DefinitionVersionRef) -> bool:
+    """No unknown keys (they belong to the entry that has them), exact types, both fields set."""
+    return (
+        type(r) is DefinitionVersionRef
+        and not r.__pydantic_extra__
+        and r.__pydantic_fields_set__ == _REF_FIELDS
+        and type(r.definition_id) is str
+        and type(r.version_id) is int
+    )
