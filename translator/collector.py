@@ -1,8 +1,9 @@
-"""How this library asks CPython's cyclic garbage collector to behave during its own big spans.
+"""How iceberg-udf asks CPython's cyclic garbage collector to behave during its big spans.
 
-The collector is process-wide, so every setting here is made for a span (a ``with`` block) and
-undone when the last span of any thread ends; spans of several threads are counted, so one
-thread's end never cuts another's short. Nothing here changes a result: the collector only ever
+The collector is process-wide, so every setting the library makes is for a span (a ``with``
+block) and undone when the last span of any thread ends; spans of several threads are counted,
+so one thread's end never cuts another's short. The command (an application) may set it for its
+whole run (:func:`for_a_whole_run`). Nothing here changes a result: the collector only ever
 decides when unreachable cycles are freed, so a setting costs or saves memory and time, never
 correctness. A caller's own choice wins: a collector that was off stays off, and a caller who
 already spaced young collections further than we would keeps their thresholds.
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["SPACED_THRESHOLD", "bulk_allocation", "spaced_collections"]
+__all__ = ["SPACED_THRESHOLD", "bulk_allocation", "for_a_whole_run", "spaced_collections"]
 
 #: The spans of :func:`bulk_allocation` open in this process (any thread), and whether the
 #: collector was on when the first of them began.
@@ -91,3 +92,40 @@ def spaced_collections() -> Iterator[None]:
                 if gc.get_threshold() == _spaced["set"]:  # nobody changed them meanwhile
                     gc.set_threshold(*_spaced["found"])
                 _spaced["set"] = None
+
+
+#: The middle generation's threshold during a whole run (:func:`for_a_whole_run`): young
+#: collections between two collections of the middle generation (CPython's default is 10).
+_MIDDLE_THRESHOLD = 50
+
+
+@contextmanager
+def for_a_whole_run() -> Iterator[None]:
+    """The collector's settings for a whole run of an application (the ``iceberg-udf`` command):
+    an application may choose them for its process; the library sets them for its spans only.
+
+    Everything alive when a command starts (the modules, their classes and tables, about 66k
+    tracked objects) stays alive until it ends, so it is frozen (``gc.freeze``: no collection
+    walks it again); young collections are spaced to ``SPACED_THRESHOLD`` allocations for the
+    whole run, not only inside compiles, and the middle generation is collected after
+    ``_MIDDLE_THRESHOLD`` young collections instead of 10. Measured with ``gc.callbacks`` on a
+    2,000-statement migration (two processes): the collector's own time 0.16-0.21 s a process ->
+    0.07-0.10 s, full collections 2 -> 0; garbage the young collections promote waits longer
+    to be freed (memory only). Undone when the run ends, as far as nobody changed it meanwhile:
+    an embedding program's own freeze or thresholds are left as they were.
+    """
+    found = gc.get_threshold()
+    wanted = found
+    if 0 < found[0] < SPACED_THRESHOLD:  # 0: collections are off, and stay so
+        wanted = (SPACED_THRESHOLD, max(found[1], _MIDDLE_THRESHOLD), *found[2:])
+        gc.set_threshold(*wanted)
+    froze = gc.get_freeze_count() == 0  # someone else's freeze is theirs to undo
+    if froze:
+        gc.freeze()
+    try:
+        yield
+    finally:
+        if froze:
+            gc.unfreeze()
+        if wanted != found and gc.get_threshold() == wanted:
+            gc.set_threshold(*found)

@@ -9,13 +9,11 @@ found late. Errors never reach the user as a traceback.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import gc
 import io
 import logging
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TextIO
 
 from translator import __version__
@@ -30,7 +28,7 @@ from translator.cli.args import (
     UsageError,
 )
 from translator.cli.output import error_text
-from translator.collector import SPACED_THRESHOLD
+from translator.collector import for_a_whole_run
 from translator.errors import MetadataError, TranslatorError, format_diagnostic
 from translator.redact import mask_secrets, url_secrets
 from translator.warehouse.errors import (
@@ -67,43 +65,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: The middle generation's threshold during a run of the command: young collections between
-#: two collections of the middle generation (CPython's default is 10).
-_MIDDLE_THRESHOLD = 50
-
-
-@contextlib.contextmanager
-def _collector_for_a_run() -> Iterator[None]:
-    """The cyclic garbage collector's settings for one run of the command (an application may
-    choose them for its whole process; the library only sets them for its own spans).
-
-    Everything alive when a command starts (the modules, their classes and tables, about 66k
-    tracked objects) stays alive until it ends, so it is frozen (``gc.freeze``: no collection
-    walks it again); young collections are spaced to ``SPACED_THRESHOLD`` allocations for the
-    whole run, not only inside compiles, and the middle generation is collected after
-    ``_MIDDLE_THRESHOLD`` young collections instead of 10. Measured with ``gc.callbacks`` on a
-    2,000-statement migration (two processes): the collector's own time 0.16-0.21 s a process ->
-    0.07-0.10 s, full collections 2 -> 0; garbage the young collections promote waits longer
-    to be freed (memory only). Undone when the run ends, as far as nobody changed it meanwhile:
-    an embedding program's own freeze or thresholds are left as they were.
-    """
-    found = gc.get_threshold()
-    wanted = found
-    if 0 < found[0] < SPACED_THRESHOLD:  # 0: collections are off, and stay so
-        wanted = (SPACED_THRESHOLD, max(found[1], _MIDDLE_THRESHOLD), *found[2:])
-        gc.set_threshold(*wanted)
-    froze = gc.get_freeze_count() == 0  # someone else's freeze is theirs to undo
-    if froze:
-        gc.freeze()
-    try:
-        yield
-    finally:
-        if froze:
-            gc.unfreeze()
-        if wanted != found and gc.get_threshold() == wanted:
-            gc.set_threshold(*found)
-
-
 class _Masked(io.TextIOBase):
     """A text stream that masks the command line's secrets (a catalog URL's password) in
     everything written to it: whatever a driver or a library echoes, the user never sees them."""
@@ -125,7 +86,7 @@ class _Masked(io.TextIOBase):
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     secrets = [s for arg in argv for s in url_secrets(arg)]
-    with _collector_for_a_run():
+    with for_a_whole_run():
         if not secrets:
             return _main(argv)
         out, err = sys.stdout, sys.stderr
