@@ -25,7 +25,6 @@ __all__ = [
     "copy_tree",
     "depth_first",
     "has_no_table",
-    "in_query",
     "plain_scope",
     "scoped_columns",
 ]
@@ -178,9 +177,18 @@ def scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
     columns: list[Any] = []
     free: list[Any] = []
     lambda_vars: set[str] = set()
+    qualified = _walk_scope(ast, columns, free, lambda_vars)
+    return columns, free, lambda_vars, qualified
+
+
+def _walk_scope(
+    root: Any, columns: list[Any], free: list[Any] | None, lambda_vars: set[str]
+) -> bool:
+    """:func:`scoped_columns`' walk below ``root``; ``free`` None: inside a query with a FROM,
+    where no column is free. Whether any column there has a table part."""
     qualified = False
     kinds, expr = _SCOPE_KINDS, exp.Expr
-    stack = [ast]
+    stack = [root]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
@@ -188,43 +196,17 @@ def scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
         if kind & _COLUMN:
             if node.args.get("table") is None or not node.table:  # has_no_table, inline
                 columns.append(node)
-                free.append(node)
+                if free is not None:
+                    free.append(node)
             else:
                 qualified = True
         elif kind & _LAMBDA:
             lambda_vars.update(ident.name.lower() for ident in node.expressions)
-        elif kind & _SELECT and node.args.get("from_"):
+        elif kind & _SELECT and free is not None and node.args.get("from_"):
             # Everything below is in the query. A stack visits a node's descendants right
             # after it: they are walked here, on a stack of their own, in that same order.
-            qualified = in_query(node, columns, lambda_vars) or qualified
+            qualified = _walk_scope(node, columns, None, lambda_vars) or qualified
             continue
-        for value in node.args.values():
-            if isinstance(value, list):
-                for v in value:
-                    if isinstance(v, expr):
-                        push(v)
-            elif isinstance(value, expr):
-                push(value)
-    return columns, free, lambda_vars, qualified
-
-
-def in_query(query: Any, columns: list[Any], lambda_vars: set[str]) -> bool:
-    """:func:`scoped_columns` below a query with a FROM (no column there is free); whether
-    any column there has a table part."""
-    qualified = False
-    kinds, expr = _SCOPE_KINDS, exp.Expr
-    stack = [query]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node = pop()
-        kind = kinds[type(node)]
-        if kind & _COLUMN:
-            if node.args.get("table") is None or not node.table:
-                columns.append(node)
-            else:
-                qualified = True
-        elif kind & _LAMBDA:
-            lambda_vars.update(ident.name.lower() for ident in node.expressions)
         for value in node.args.values():
             if isinstance(value, list):
                 for v in value:
