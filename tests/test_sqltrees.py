@@ -91,7 +91,7 @@ def test_kind_tables_answer_as_isinstance_does() -> None:
         assert (prepare == 1) == issubclass(cls, trino_bodies._PREPARED)
         if not issubclass(cls, trino_bodies._PREPARED):
             assert (prepare == 2) == issubclass(cls, exp.Anonymous)
-        kind = query_free._kind(cls)
+        kind = query_free._KINDS[cls]
         assert bool(kind & query_free._CTE) == issubclass(cls, exp.CTE)
         assert bool(kind & query_free._TABLE) == issubclass(cls, exp.Table)
         assert bool(kind & query_free._QUERY) == issubclass(cls, (exp.Exists, exp.In, exp.Subquery))

@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from translator.sqltrees import copy_tree, depth_first
+from translator.sqltrees import ByClass, copy_tree, depth_first
 
 __all__ = ["QueryFree", "query_free"]
 
@@ -104,21 +104,21 @@ def query_free(ast: Any, parameters: Sequence[str], *, private: bool = False) ->
 
 #: What :func:`_kinds` sorts nodes into: bits, found once per class by ``isinstance``'s rule.
 _CTE, _TABLE, _QUERY, _COLUMN, _AGGREGATE = 1, 2, 4, 8, 16
-_KIND_BY_CLASS: dict[type, int] = {}
 
 
 def _kind(cls: type) -> int:
     """The kinds of the nodes of class ``cls`` (0: none that :func:`query_free` looks at);
     ``_QUERY``: a node :func:`_is_query_expression` may be true of."""
-    kind = (
+    return (
         (_CTE if issubclass(cls, exp.CTE) else 0)
         | (_TABLE if issubclass(cls, exp.Table) else 0)
         | (_QUERY if issubclass(cls, (exp.Exists, exp.In, exp.Subquery)) else 0)
         | (_COLUMN if issubclass(cls, exp.Column) else 0)
         | (_AGGREGATE if issubclass(cls, (exp.AggFunc, exp.Window)) else 0)
     )
-    _KIND_BY_CLASS[cls] = kind
-    return kind
+
+
+_KINDS: ByClass[int] = ByClass(_kind)
 
 
 def _kinds(nodes: list[Any]) -> tuple[list[Any], list[Any], list[Any], list[Any], bool]:
@@ -130,12 +130,9 @@ def _kinds(nodes: list[Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]
     queries: list[Any] = []
     columns: list[Any] = []
     aggregates = False
-    by_class = _KIND_BY_CLASS
+    kinds = _KINDS
     for node in nodes:
-        cls = type(node)
-        kind = by_class.get(cls)
-        if kind is None:
-            kind = _kind(cls)
+        kind = kinds[type(node)]
         if not kind:
             continue
         if kind & _COLUMN:
