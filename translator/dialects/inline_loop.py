@@ -28,7 +28,7 @@ from typing import Any
 
 from lark import Lark, Token, Tree
 from lark.grammar import Rule
-from lark.lexer import BasicLexer, ContextualLexer
+from lark.lexer import BasicLexer, ContextualLexer, PatternStr, UnlessCallback
 from lark.parse_tree_builder import (
     ChildFilterLALR,
     ChildFilterLALR_NoPlaceholders,
@@ -109,7 +109,7 @@ class Tables:
                 scanner = basic.scanner  # built on first use; it also fills basic.callback
                 by_lexer[id(basic)] = (
                     _first_match(tuple(m.match for m in scanner._mres)),
-                    basic.callback,
+                    {k: _keywords(cb) for k, cb in basic.callback.items()},
                     frozenset(basic.ignore_types),
                     frozenset(basic.newline_types),
                 )
@@ -284,6 +284,46 @@ def _first_match(matchers: tuple[Callable[..., Any], ...]) -> Callable[..., Any]
         return None
 
     return first
+
+
+def _keywords(callback: Any) -> Any:
+    """lark's callback that retypes a word which is one of the lexer state's keywords (the
+    keyword strings a name's regex also matches: ``UnlessCallback``, a full match against an
+    alternation of them), answered by a dict for an ASCII word; anything else, lark's own.
+
+    For ASCII text and ASCII keywords, a case-insensitive full match is equality of the
+    lower-cased strings, and the first keyword of the alternation that matches is the first
+    one with that lower-cased spelling. A word with other characters (U+017F, the long s,
+    matches ``s`` case-insensitively) takes lark's regex.
+    """
+    scanner: Any = getattr(callback, "scanner", None)
+    terms = getattr(scanner, "terminals", None)
+    if (
+        type(callback) is not UnlessCallback
+        or not terms
+        or scanner.g_regex_flags
+        or not all(
+            isinstance(t.pattern, PatternStr)
+            and set(t.pattern.flags) == {"i"}
+            and t.pattern.value.isascii()
+            for t in terms
+        )
+    ):
+        return callback
+    types: dict[str, str] = {}
+    for t in terms:
+        types.setdefault(t.pattern.value.lower(), t.name)
+
+    def retype(tok: Token) -> Token:
+        value = tok.value
+        if not value.isascii():
+            return callback(tok)  # type: ignore[no-any-return]
+        found = types.get(value.lower())
+        if found is not None:
+            tok.type = found
+        return tok
+
+    return retype
 
 
 def _inlined(chains: dict[Rule, _Chain]) -> frozenset[str]:
