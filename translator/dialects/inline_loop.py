@@ -40,6 +40,8 @@ from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
 from lark.parsers.lalr_parser import LALR_Parser
 from lark.parsers.lalr_parser import _Parser as LarkLalr
 
+from translator.dialects.first_chars import ByFirstChar
+
 __all__ = ["METHOD", "NotParsed", "Tables", "builder_tables", "parse_inline", "share_entries"]
 
 
@@ -55,12 +57,25 @@ class NotParsed(Exception):
     """The text is not in the language (what exactly is wrong, lark's own parse says)."""
 
 
-#: Per parser state, of that state's lexer: the match of its terminals' regexes (tried in
-#: lark's order), its callbacks, the terminals it ignores and those that may hold a line break.
-_Lexing = tuple[Callable[..., Any], dict[str, Any], frozenset[str], frozenset[str]]
+#: Per parser state, of that state's lexer: by the character at the position, the match of
+#: its terminals' regexes that may start there (tried in lark's order), its callbacks, the
+#: terminals it ignores and those that may hold a line break.
+_Lexing = tuple[dict[str, Callable[..., Any]], dict[str, Any], frozenset[str], frozenset[str]]
+
+
+class _Whole(dict[str, Callable[..., Any]]):
+    """The whole alternation at every character."""
+
+    def __init__(self, whole: Callable[..., Any]) -> None:
+        super().__init__()
+        self._whole = whole
+
+    def __missing__(self, c: str) -> Callable[..., Any]:
+        return self._whole
+
 
 #: The lexer of a state lark has none for (none today): it matches nothing.
-_NO_LEXER: _Lexing = (lambda text, pos: None, {}, frozenset(), frozenset())
+_NO_LEXER: _Lexing = (_Whole(lambda text, pos: None), {}, frozenset(), frozenset())
 
 #: A reduction: (number of symbols popped, what makes the value, the rule's name for the goto).
 _Reduce = tuple[int, Callable[[list[Any], Any], Any], str]
@@ -107,8 +122,12 @@ class Tables:
             assert isinstance(basic, BasicLexer)
             if id(basic) not in by_lexer:
                 scanner = basic.scanner  # built on first use; it also fills basic.callback
+                whole = _first_match(tuple(m.match for m in scanner._mres))
+                terms = [(t.name, t.pattern.to_regexp()) for t in scanner.terminals]
                 by_lexer[id(basic)] = (
-                    _first_match(tuple(m.match for m in scanner._mres)),
+                    ByFirstChar(terms, scanner.g_regex_flags, whole, scanner.re_.compile)
+                    if not scanner.use_bytes
+                    else _Whole(whole),
                     {k: _keywords(cb) for k, cb in basic.callback.items()},
                     frozenset(basic.ignore_types),
                     frozenset(basic.newline_types),
@@ -404,8 +423,8 @@ def parse_inline(parser: Lark | Tables, text: str, builder: Any = None) -> Any:
     last: Token | None = None
     while True:
         if pos < n:
-            match, lexer_callbacks, ignore, newlines = lexing[state]
-            m = match(text, pos)
+            by_char, lexer_callbacks, ignore, newlines = lexing[state]
+            m = by_char[text[pos]](text, pos)
             if m is None:
                 raise NotParsed
             type_ = m.lastgroup
