@@ -420,7 +420,6 @@ def parse_inline(parser: Lark | Tables, text: str, builder: Any = None) -> Any:
     state_stack = [state]
     value_stack: list[Any] = []
     pos, line, line_start, n = 0, 1, 0, len(text)
-    last: Token | None = None
     while True:
         if pos < n:
             by_char, lexer_callbacks, ignore, newlines = lexing[state]
@@ -459,12 +458,9 @@ def parse_inline(parser: Lark | Tables, text: str, builder: Any = None) -> Any:
                 tok = lexer_callbacks[type_](tok)
             if type_ in ignore:
                 continue
-            last = tok
-            at_end = False
-        else:
-            tok = Token.new_borrow_pos("$END", "", last) if last else Token("$END", "", 0, 1, 1)
-            at_end = True
-        kind = tok.type
+            kind, at_end = tok.type, False
+        else:  # lark's $END token: only its type is read (the tables never shift it)
+            kind, at_end = "$END", True
         while True:  # lark's ParserState.feed_token: reduce as the table says, then shift
             step = actions[state].get(kind)
             if step is None:
