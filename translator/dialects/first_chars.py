@@ -11,14 +11,13 @@ match there), with the same group name, so the token is lark's.
 
 Whether a pattern may start with a character is read from the pattern's parse by Python's own
 regex parser, conservatively: any construct not read here (a backreference, a conditional)
-counts as "may start with anything", as does a pattern that can match the empty string.
+counts as "may start with anything", as does a pattern that can match the empty string, and
+so does every pattern where that parser (a private module) is not what this reads.
 """
 
 from __future__ import annotations
 
 import re
-import re._constants as sre_c  # type: ignore[import-not-found]  # Python's regex parser
-import re._parser as sre_parse  # type: ignore[import-not-found]  # (private, since 3.11)
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -28,15 +27,21 @@ __all__ = ["ByFirstChar", "may_start"]
 #: would meet many more; past this, the state's whole alternation serves them).
 MAX_CHARS: Final = 256
 
-#: The class escapes of the regex parser's categories, for writing a character class back.
-_CATEGORIES: Final = {
-    sre_c.CATEGORY_DIGIT: r"\d",
-    sre_c.CATEGORY_NOT_DIGIT: r"\D",
-    sre_c.CATEGORY_SPACE: r"\s",
-    sre_c.CATEGORY_NOT_SPACE: r"\S",
-    sre_c.CATEGORY_WORD: r"\w",
-    sre_c.CATEGORY_NOT_WORD: r"\W",
-}
+try:  # Python's regex parser: private modules (as they are since 3.11)
+    import re._constants as sre_c  # type: ignore[import-not-found]
+    import re._parser as sre_parse  # type: ignore[import-not-found]
+
+    #: The class escapes of the regex parser's categories, for writing a class back.
+    _CATEGORIES: dict[Any, str] = {
+        sre_c.CATEGORY_DIGIT: r"\d",
+        sre_c.CATEGORY_NOT_DIGIT: r"\D",
+        sre_c.CATEGORY_SPACE: r"\s",
+        sre_c.CATEGORY_NOT_SPACE: r"\S",
+        sre_c.CATEGORY_WORD: r"\w",
+        sre_c.CATEGORY_NOT_WORD: r"\W",
+    }
+except (ImportError, AttributeError):  # pragma: no cover - then every pattern may start anywhere
+    sre_c = sre_parse = None
 
 _Test = Callable[[str], bool]
 
@@ -51,7 +56,7 @@ def may_start(pattern: str, flags: int = 0) -> _Test | None:
     try:
         parsed = sre_parse.parse(pattern, flags)
         tests, nullable = _first(list(parsed), parsed.state.flags)
-    except _AnyStart:
+    except Exception:  # _AnyStart, or a regex parser not as read here: the whole alternation
         return None
     if nullable:
         return None
