@@ -158,3 +158,28 @@ def test_equal_entries_of_a_table_lark_keeps_are_one_tuple() -> None:
     assert [dict(row) for row in states.values()] == before
     distinct = {id(entry) for row in states.values() for entry in row.values()}
     assert len(distinct) < len(states) + len(parser.rules) < entries / 4
+
+
+def test_keyword_retyping_is_lark_s_for_every_word() -> None:
+    """Spark's keywords are strings a name's regex also matches: lark retypes such a word by a
+    full match against the state's keywords (``UnlessCallback``); the loop asks a dict for an
+    ASCII word. Every state's answer is lark's, for keywords in any case, near misses and words
+    whose characters fold onto ASCII ones (U+017F, the long s, is ``s`` to a case-insensitive
+    regex)."""
+    parser = load_parser("spark", "start", positions=False)
+    tables = _tables(parser)
+    assert tables is not None
+    lexers = parser.parser.lexer.lexers
+    keywords = sorted({t.pattern.value for t in parser.terminals if t.pattern.type == "str"})
+    words = [w for k in keywords if k.isalpha() for w in (k, k.lower(), k.title(), k + "s")]
+    words += ["x", "_if", "\u017fql", "\u017fecurity", "\u212aey", "caf\u00e9", "if\u0130"]
+    fast = 0
+    for state, basic in lexers.items():
+        mine = tables.lexing[state][1]
+        assert mine.keys() == basic.callback.keys()
+        for name, lark_callback in basic.callback.items():
+            fast += mine[name] is not lark_callback
+            for word in words:
+                expected = lark_callback(Token(name, word)).type
+                assert mine[name](Token(name, word)).type == expected, (state, word)
+    assert fast > 10  # the dict answers in the states that have keywords

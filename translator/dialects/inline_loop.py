@@ -28,7 +28,7 @@ from typing import Any
 
 from lark import Lark, Token, Tree
 from lark.grammar import Rule
-from lark.lexer import BasicLexer, ContextualLexer
+from lark.lexer import BasicLexer, ContextualLexer, PatternStr, UnlessCallback
 from lark.parse_tree_builder import (
     ChildFilterLALR,
     ChildFilterLALR_NoPlaceholders,
@@ -39,6 +39,8 @@ from lark.parser_frontends import _get_lexer_callbacks
 from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
 from lark.parsers.lalr_parser import LALR_Parser
 from lark.parsers.lalr_parser import _Parser as LarkLalr
+
+from translator.dialects.first_chars import ByFirstChar
 
 __all__ = ["METHOD", "NotParsed", "Tables", "builder_tables", "parse_inline", "share_entries"]
 
@@ -55,12 +57,25 @@ class NotParsed(Exception):
     """The text is not in the language (what exactly is wrong, lark's own parse says)."""
 
 
-#: Per parser state, of that state's lexer: the match of its terminals' regexes (tried in
-#: lark's order), its callbacks, the terminals it ignores and those that may hold a line break.
-_Lexing = tuple[Callable[..., Any], dict[str, Any], frozenset[str], frozenset[str]]
+#: Per parser state, of that state's lexer: by the character at the position, the match of
+#: its terminals' regexes that may start there (tried in lark's order), its callbacks, the
+#: terminals it ignores and those that may hold a line break.
+_Lexing = tuple[dict[str, Callable[..., Any]], dict[str, Any], frozenset[str], frozenset[str]]
+
+
+class _Whole(dict[str, Callable[..., Any]]):
+    """The whole alternation at every character."""
+
+    def __init__(self, whole: Callable[..., Any]) -> None:
+        super().__init__()
+        self._whole = whole
+
+    def __missing__(self, c: str) -> Callable[..., Any]:
+        return self._whole
+
 
 #: The lexer of a state lark has none for (none today): it matches nothing.
-_NO_LEXER: _Lexing = (lambda text, pos: None, {}, frozenset(), frozenset())
+_NO_LEXER: _Lexing = (_Whole(lambda text, pos: None), {}, frozenset(), frozenset())
 
 #: A reduction: (number of symbols popped, what makes the value, the rule's name for the goto).
 _Reduce = tuple[int, Callable[[list[Any], Any], Any], str]
@@ -107,9 +122,13 @@ class Tables:
             assert isinstance(basic, BasicLexer)
             if id(basic) not in by_lexer:
                 scanner = basic.scanner  # built on first use; it also fills basic.callback
+                whole = _first_match(tuple(m.match for m in scanner._mres))
+                terms = [(t.name, t.pattern.to_regexp()) for t in scanner.terminals]
                 by_lexer[id(basic)] = (
-                    _first_match(tuple(m.match for m in scanner._mres)),
-                    basic.callback,
+                    ByFirstChar(terms, scanner.g_regex_flags, whole, scanner.re_.compile)
+                    if not scanner.use_bytes
+                    else _Whole(whole),
+                    {k: _keywords(cb) for k, cb in basic.callback.items()},
                     frozenset(basic.ignore_types),
                     frozenset(basic.newline_types),
                 )
@@ -286,6 +305,46 @@ def _first_match(matchers: tuple[Callable[..., Any], ...]) -> Callable[..., Any]
     return first
 
 
+def _keywords(callback: Any) -> Any:
+    """lark's callback that retypes a word which is one of the lexer state's keywords (the
+    keyword strings a name's regex also matches: ``UnlessCallback``, a full match against an
+    alternation of them), answered by a dict for an ASCII word; anything else, lark's own.
+
+    For ASCII text and ASCII keywords, a case-insensitive full match is equality of the
+    lower-cased strings, and the first keyword of the alternation that matches is the first
+    one with that lower-cased spelling. A word with other characters (U+017F, the long s,
+    matches ``s`` case-insensitively) takes lark's regex.
+    """
+    scanner: Any = getattr(callback, "scanner", None)
+    terms = getattr(scanner, "terminals", None)
+    if (
+        type(callback) is not UnlessCallback
+        or not terms
+        or scanner.g_regex_flags
+        or not all(
+            isinstance(t.pattern, PatternStr)
+            and set(t.pattern.flags) == {"i"}
+            and t.pattern.value.isascii()
+            for t in terms
+        )
+    ):
+        return callback
+    types: dict[str, str] = {}
+    for t in terms:
+        types.setdefault(t.pattern.value.lower(), t.name)
+
+    def retype(tok: Token) -> Token:
+        value = tok.value
+        if not value.isascii():
+            return callback(tok)  # type: ignore[no-any-return]
+        found = types.get(value.lower())
+        if found is not None:
+            tok.type = found
+        return tok
+
+    return retype
+
+
 def _inlined(chains: dict[Rule, _Chain]) -> frozenset[str]:
     """The ``_rules`` whose values may be bare children lists: every rule of that name makes a
     plain ``Tree`` (which lark only ever expands into the parent), and every chain of the
@@ -361,11 +420,10 @@ def parse_inline(parser: Lark | Tables, text: str, builder: Any = None) -> Any:
     state_stack = [state]
     value_stack: list[Any] = []
     pos, line, line_start, n = 0, 1, 0, len(text)
-    last: Token | None = None
     while True:
         if pos < n:
-            match, lexer_callbacks, ignore, newlines = lexing[state]
-            m = match(text, pos)
+            by_char, lexer_callbacks, ignore, newlines = lexing[state]
+            m = by_char[text[pos]](text, pos)
             if m is None:
                 raise NotParsed
             type_ = m.lastgroup
@@ -400,12 +458,9 @@ def parse_inline(parser: Lark | Tables, text: str, builder: Any = None) -> Any:
                 tok = lexer_callbacks[type_](tok)
             if type_ in ignore:
                 continue
-            last = tok
-            at_end = False
-        else:
-            tok = Token.new_borrow_pos("$END", "", last) if last else Token("$END", "", 0, 1, 1)
-            at_end = True
-        kind = tok.type
+            kind, at_end = tok.type, False
+        else:  # lark's $END token: only its type is read (the tables never shift it)
+            kind, at_end = "$END", True
         while True:  # lark's ParserState.feed_token: reduce as the table says, then shift
             step = actions[state].get(kind)
             if step is None:

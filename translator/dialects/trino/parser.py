@@ -84,8 +84,10 @@ def parse_statement(stmt: StatementText, dialect: Dialect) -> Statement:
 
 
 #: A compound body may be there: such a statement takes the tree path, whose tree the routine
-#: checks read (a word in a string or a name only costs that statement the tree path).
-_BEGIN: Final = re.compile(r"\bbegin\b", re.IGNORECASE)
+#: checks read (a word in a string or a name only costs that statement the tree path). The word
+#: ``\bbegin\b``, its start checked once its first letter is read: the regex engine then skips
+#: to the places where that letter is (tests/dialects/test_word_screens.py).
+_BEGIN: Final = re.compile(r"b(?<!\w.)egin\b", re.IGNORECASE)
 
 
 def _inline(stmt: StatementText, dialect: Dialect) -> Statement | None:

@@ -1,0 +1,90 @@
+"""A lexer state's alternation cut down by the character at the position matches what the
+whole alternation matches (the same terminal, the same length), everywhere: at every position
+of the grammars' statements and of random text, in every lexer state of both grammars."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.dialects.test_inline_parse import _texts
+from translator.dialects.first_chars import MAX_CHARS, ByFirstChar, may_start
+from translator.dialects.grammar import load_parser
+from translator.dialects.inline_loop import _tables
+
+
+def _outcome(m: re.Match[str] | None) -> tuple[str | None, int] | None:
+    return None if m is None else (m.lastgroup, m.end())
+
+
+def _lexers(dialect: str) -> list[tuple[ByFirstChar, object]]:
+    tables = _tables(load_parser(dialect, "start", positions=False))
+    assert tables is not None
+    found = {id(lx[0]): lx[0] for lx in tables.lexing if isinstance(lx[0], ByFirstChar)}
+    assert len(found) > 10
+    return [(by_char, by_char._whole) for by_char in found.values()]
+
+
+#: Text around the places where a choice between terminals is made: quotes, comments, numbers
+#: with letters, keywords glued to names, operators, characters that fold onto ASCII ones.
+_TRICKY = (
+    "x--y /*c*/ 'a''b' \"q\"\"r\" `b``c` 1e5end 1.e3 .5x $$ $t$ with time zone, "
+    "double  precision returns_ RETURNS\u017fql \u212aey caf\u00e9 <= => -> || != <> :: ?"
+)
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+def test_every_position_of_the_grammars_statements_lexes_as_before(dialect: str) -> None:
+    texts = [*_texts(dialect)[::7], _TRICKY, _TRICKY.upper()]
+    text = "\n".join(texts)
+    for by_char, whole in _lexers(dialect):
+        for pos in range(len(text)):
+            assert _outcome(by_char[text[pos]](text, pos)) == _outcome(whole(text, pos)), pos
+
+
+_ALPHABET = st.sampled_from(
+    list("aAcCeEnNrRsStTdD_019 .,()<>[]:;'\"`$-/*+=|!\n\t\u017f\u212a\u00e9")
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_ALPHABET, min_size=1, max_size=30).map("".join))
+def test_random_text_lexes_as_before(text: str) -> None:
+    for dialect in ("spark", "trino"):
+        for by_char, whole in _lexers(dialect):
+            for pos in range(len(text)):
+                expected = _outcome(whole(text, pos))
+                assert _outcome(by_char[text[pos]](text, pos)) == expected, (text, pos)
+
+
+def test_may_start_reads_what_a_pattern_can_start_with() -> None:
+    def starts(pattern: str, chars: str = "aAsS\u017fk\u212a1 -+'\n") -> str | None:
+        test = may_start(pattern)
+        return None if test is None else "".join(c for c in chars if test(c))
+
+    assert starts(r"(?i:sk\b)") == "sS\u017f"  # case-insensitive, with Unicode's folding
+    assert starts(r"k") == "k"
+    assert starts(r"(?i:k)") == "k\u212a"
+    assert starts(r"(?!--)[^\s\w'(),.]") == "-+"  # a lookahead only narrows
+    assert starts(r"a?s+") == "as"  # an optional first part, then what follows it
+    assert starts(r"(?:\d+|-)x") == "1-"
+    assert starts(r"\S(?s:.)*") == "aAsS\u017fk\u212a1-+'"
+    assert starts(r"a*") is None  # may match the empty string: any place
+    assert starts(r"(a)\1") == "a"  # only the first part that cannot be empty is read
+    assert starts(r"(a)?(?(1)c|d)") is None  # a construct not read: any place
+    assert starts(r"(a)?\1b") is None
+    assert starts(r"\b") is None
+
+
+def test_a_state_remembers_a_bounded_number_of_characters() -> None:
+    terminals = [("A", "a"), ("W", r"\w+")]
+    whole = re.compile("(?P<A>a)|(?P<W>\\w+)").match
+    by_char = ByFirstChar(terminals, 0, whole)
+    for i in range(MAX_CHARS + 50):
+        c = chr(0x4E00 + i)
+        assert _outcome(by_char[c](c, 0)) == ("W", 1)
+    assert len(by_char) == MAX_CHARS
+    assert by_char[" "](" ", 0) is None
