@@ -162,7 +162,9 @@ class _Kept:
 
 
 _kept: dict[int, _Kept] = {}
-_lock = threading.Lock()
+#: Reentrant: a metadata dying in a collection that starts while the lock is held (any
+#: allocation may start one) runs its callback, which takes the lock, on the same thread.
+_lock = threading.RLock()
 
 
 def index_of(meta: UdfMetadata) -> DefinitionIndex | None:
