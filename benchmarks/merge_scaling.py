@@ -34,6 +34,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from itertools import product
 from typing import Any
 
@@ -198,7 +199,8 @@ def warehouse_commit(shape: str, n: int, repeat: int) -> dict[str, Any]:
     another overload or version, so the metadata grows by one per step (nothing at this scale).
     The first file is committed by this process, which keeps its parts' texts beside the cached
     model: each commit then reuses those of the parts it shares (``ICEBERG_UDF_COMMIT_REUSE=0``
-    writes and checks every commit whole)."""
+    writes and checks every commit whole). ``first`` is the first commit after that one (its
+    merge reads every definition); the cells are timed after it, at every size."""
     import tempfile
 
     from translator.compile import Context
@@ -226,12 +228,16 @@ def warehouse_commit(shape: str, n: int, repeat: int) -> dict[str, Any]:
             body["current"] = f"length(CAST(p0 AS STRING)) * {next(step)}"
             return _create(sig, body["current"], True)
 
-        statements = {
+        statements: dict[str, Callable[[], str]] = {
             "add": lambda: _create(("string",) * 6 + ("int",) * next(step), "length(p0)", False),
             "replace": replace,
             "unchanged": lambda: _create(sig, body["current"], replace=True),
         }
         expected = {"add": "added-definition", "replace": "new-version", "unchanged": "unchanged"}
+        # ``first``: the first commit into the model just built, whose merge reads every
+        # definition (and keeps an index beside it); the cells after it commit into what the
+        # last commit made, as a process committing to the function does.
+        out["first"] = _median_time(lambda: wh.apply(statements["add"](), "spark"), 1)
         for key, make in statements.items():
             actions: list[str] = []
             out[key] = _median_time(
