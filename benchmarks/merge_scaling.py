@@ -13,6 +13,10 @@ Timed per size (median of a few runs), through the public entry point
 * ``add`` -- a new overload (``added-definition``);
 * ``replace`` -- ``CREATE OR REPLACE`` of an existing signature with a new body (``new-version``);
 * ``unchanged`` -- the same statement again (deploying twice changes nothing);
+* ``first`` -- ``add`` as the first merge into the model just validated (once): it reads every
+  definition; the three above are timed after it, as merges into metadata merged into before
+  (a warehouse's process, a deploy loop), which use the index kept beside it
+  (:mod:`translator.metadata.index`; ``ICEBERG_UDF_MERGE_INDEX=0`` reads every time);
 
 and, for comparison, two costs of the same size: the deep copy of a file's metadata
 (``deep_copy``: what ``Warehouse.load`` hands out, and what ``apply``'s result copies of a
@@ -30,6 +34,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from itertools import product
 from typing import Any
 
@@ -164,6 +169,13 @@ def measure(shape: str, n: int, repeat: int) -> dict[str, Any]:
     }
     expected = {"add": "added-definition", "replace": "new-version", "unchanged": "unchanged"}
     out: dict[str, Any] = {"shape": shape, "n": n, "build_s": build_s}
+    # ``first``: the first merge into the model just built reads every definition once (and
+    # keeps an index beside the model, translator.metadata.index). The cells after it are merges
+    # into metadata merged into before, at every size (at 1k and 10k their median already was;
+    # the 100k cells run once).
+    out["first"] = _median_time(
+        lambda: compile_script(statements["add"], "spark", into=meta, context=ctx), 1
+    )
     for key, sql in statements.items():
         results: list[Any] = []
         out[key] = _median_time(
@@ -187,7 +199,8 @@ def warehouse_commit(shape: str, n: int, repeat: int) -> dict[str, Any]:
     another overload or version, so the metadata grows by one per step (nothing at this scale).
     The first file is committed by this process, which keeps its parts' texts beside the cached
     model: each commit then reuses those of the parts it shares (``ICEBERG_UDF_COMMIT_REUSE=0``
-    writes and checks every commit whole)."""
+    writes and checks every commit whole). ``first`` is the first commit after that one (its
+    merge reads every definition); the cells are timed after it, at every size."""
     import tempfile
 
     from translator.compile import Context
@@ -215,12 +228,16 @@ def warehouse_commit(shape: str, n: int, repeat: int) -> dict[str, Any]:
             body["current"] = f"length(CAST(p0 AS STRING)) * {next(step)}"
             return _create(sig, body["current"], True)
 
-        statements = {
+        statements: dict[str, Callable[[], str]] = {
             "add": lambda: _create(("string",) * 6 + ("int",) * next(step), "length(p0)", False),
             "replace": replace,
             "unchanged": lambda: _create(sig, body["current"], replace=True),
         }
         expected = {"add": "added-definition", "replace": "new-version", "unchanged": "unchanged"}
+        # ``first``: the first commit into the model just built, whose merge reads every
+        # definition (and keeps an index beside it); the cells after it commit into what the
+        # last commit made, as a process committing to the function does.
+        out["first"] = _median_time(lambda: wh.apply(statements["add"](), "spark"), 1)
         for key, make in statements.items():
             actions: list[str] = []
             out[key] = _median_time(

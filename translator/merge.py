@@ -12,12 +12,16 @@
   version-ids and timestamps only increase; unknown fields are carried along untouched.
 
 Pure: no I/O; the caller's metadata is never mutated (a script works on one private copy).
+Beside the metadata it merges into and the metadata it makes, a merge keeps where each
+definition sits (:mod:`translator.metadata.index`): the next merge into either then works only on
+the definitions its statements touch, instead of reading 100k of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Literal
 
 from translator.compile import (
@@ -38,18 +42,25 @@ from translator.errors import Diagnostic, MergeError, TranslatorError, Unsupport
 from translator.ir import CreateFunction, DropFunction, Statement
 from translator.metadata import (
     Definition,
-    DefinitionLogEntry,
     DefinitionVersion,
     Parameter,
     SqlRepresentation,
     UdfMetadata,
-    bulk_allocation,
 )
-from translator.metadata.sharing import log_references
+from translator.metadata.index import (
+    DefinitionIndex,
+    append_log_entry,
+    find_definition,
+    index_of,
+    keep_index,
+)
+from translator.metadata.model import EDITS, quiet_assign
 from translator.names import format_name
 from translator.types import IcebergType, TypeParseError, definition_id, parse_type_json
 
 __all__ = ["Change", "ScriptMerge", "apply_statement", "function_key", "merge_statements"]
+
+_VERSION_ID = attrgetter("version_id")
 
 Action = Literal[
     "created-function",
@@ -110,19 +121,30 @@ def merge_statements(
     options = options or CompileOptions()
     out = ScriptMerge()
     working: dict[str, UdfMetadata | None] = {}
+    indexes: dict[str, DefinitionIndex | None] = {}  # translator.metadata.index
+    edits = EDITS[0]
     for stmt in with_default_forms(statements, out.warnings):
         key = function_key(stmt.name)
         if key not in working:
             base = (existing or {}).get(key)
             working[key] = None if base is None else _private(base)
+            indexes[key] = None if base is None else index_of(base)
         try:
-            meta, change, warnings = apply_statement(working[key], stmt, ctx=ctx, options=options)
+            meta, change, warnings = apply_statement(
+                working[key], stmt, ctx=ctx, options=options, index=indexes[key]
+            )
         except TranslatorError as e:
             out.errors.append(e)
             continue
+        if meta is None or isinstance(stmt, DropFunction):
+            indexes[key] = None  # a drop moves the definitions: the next merge reads them again
         working[key] = meta
         out.changes.append(change)
         out.warnings.extend(warnings)
+    for key, meta in working.items():
+        index = indexes.get(key)
+        if meta is not None and index is not None:
+            keep_index(meta, index, edits)
     out.functions = working
     return out
 
@@ -142,11 +164,17 @@ def _private(meta: UdfMetadata) -> UdfMetadata:
     return out
 
 
-def _own_definition(meta: UdfMetadata, d: Definition) -> Definition:
+def _own_definition(
+    meta: UdfMetadata, d: Definition, index: DefinitionIndex | None = None
+) -> Definition:
     """``d`` replaced in ``meta`` by a copy a statement may change (its version list is new; the
     versions themselves are still shared)."""
     mine = d.model_copy()
-    mine.versions = list(d.versions)
+    quiet_assign(mine, "versions", list(d.versions))
+    p = None if index is None else index.position(d.definition_id)
+    if p is not None and meta.definitions[p] is d:
+        meta.definitions[p] = mine
+        return mine
     for i, x in enumerate(meta.definitions):
         if x is d:
             meta.definitions[i] = mine
@@ -160,13 +188,16 @@ def apply_statement(
     *,
     ctx: Context,
     options: CompileOptions,
+    index: DefinitionIndex | None = None,
 ) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
     """Apply one statement to ``metadata``, whose top level and lists it changes in place
-    (callers pass a :func:`_private` copy); definitions are copied before they are changed."""
+    (callers pass a :func:`_private` copy); definitions are copied before they are changed.
+    ``index``: where ``metadata``'s definitions sit (:mod:`translator.metadata.index`), kept up to
+    date here; a drop leaves it wrong (the caller drops it)."""
     if isinstance(stmt, DropFunction):
         meta, change = _drop(metadata, stmt, ctx)
         return meta, change, list(stmt.warnings)
-    return _create(metadata, stmt, ctx, options)
+    return _create(metadata, stmt, ctx, options, index)
 
 
 # --------------------------------------------------------------------------------------------
@@ -174,7 +205,11 @@ def apply_statement(
 
 
 def _create(
-    meta: UdfMetadata | None, stmt: CreateFunction, ctx: Context, options: CompileOptions
+    meta: UdfMetadata | None,
+    stmt: CreateFunction,
+    ctx: Context,
+    options: CompileOptions,
+    index: DefinitionIndex | None,
 ) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
     key = function_key(stmt.name)
     def_id = _definition_id(stmt.parameter_types, stmt)
@@ -187,13 +222,13 @@ def _create(
                 stmt.position,
             )
         )
-    existing = None if meta is None else meta.definition(def_id)
+    existing = None if meta is None else find_definition(meta, def_id, index)
     deterministic_default = get_dialect(stmt.dialect).deterministic_default
 
     if existing is not None:
         _check_return_type(existing, stmt, key, def_id)
         if options.attach:
-            return _attach(meta, existing, stmt, ctx, key, warnings)  # type: ignore[arg-type]
+            return _attach(meta, existing, stmt, ctx, key, warnings, index)  # type: ignore[arg-type]
         if stmt.if_not_exists:
             return (
                 meta,
@@ -251,29 +286,33 @@ def _create(
         if stmt.doc is not None:
             fields["doc"] = stmt.doc
         meta = UdfMetadata(**fields)  # type: ignore[arg-type]
-        _log(meta, ts)
+        append_log_entry(meta, ts)
         return meta, Change("created-function", key, def_id, 1), warnings
 
     if existing is None:
         ts = _next_timestamp(meta, ctx)
         version = new_version(stmt, 1, ts, reps, deterministic_default)
         meta.definitions.append(new_definition(stmt, version))
-        _log(meta, ts)
+        if index is not None:
+            index.appended(def_id, 1)
+        append_log_entry(meta, ts, index)
         return meta, Change("added-definition", key, def_id, 1), warnings + prop_warnings
 
     # CREATE OR REPLACE of a known signature, with something changed.
-    existing = _own_definition(meta, existing)
+    existing = _own_definition(meta, existing, index)
     ts = _next_timestamp(meta, ctx)
-    next_id = max(v.version_id for v in existing.versions) + 1
+    next_id = max(map(_VERSION_ID, existing.versions)) + 1
     existing.versions.append(new_version(stmt, next_id, ts, reps, deterministic_default))
-    existing.current_version_id = next_id
-    existing.parameters = _updated_parameters(existing, stmt)
+    quiet_assign(existing, "current_version_id", next_id)  # our own copy: no caller's edit
+    quiet_assign(existing, "parameters", _updated_parameters(existing, stmt))
     if stmt.doc is not None:
-        existing.doc = stmt.doc
+        quiet_assign(existing, "doc", stmt.doc)
     elif "doc" in existing.model_fields_set:
-        existing.doc = None
+        quiet_assign(existing, "doc", None)
         existing.model_fields_set.discard("doc")
-    _log(meta, ts)
+    if index is not None:
+        index.changed(def_id, next_id)
+    append_log_entry(meta, ts, index)
     return meta, Change("new-version", key, def_id, next_id), warnings + prop_warnings
 
 
@@ -307,6 +346,7 @@ def _attach(
     ctx: Context,
     key: str,
     warnings: list[Diagnostic],
+    index: DefinitionIndex | None,
 ) -> tuple[UdfMetadata, Change, list[Diagnostic]]:
     """Put ``stmt``'s body into the current version as its representation for its dialect."""
     current = existing.current_version
@@ -325,9 +365,9 @@ def _attach(
             warnings,
         )
     rep = SqlRepresentation(type="sql", dialect=stmt.dialect, sql=stmt.body.text)
-    existing = _own_definition(meta, existing)
+    existing = _own_definition(meta, existing, index)
     shared, current = current, current.model_copy()
-    existing.versions = [current if v is shared else v for v in existing.versions]
+    quiet_assign(existing, "versions", [current if v is shared else v for v in existing.versions])
     current.representations = [
         r
         for r in current.representations
@@ -345,7 +385,7 @@ def _attach(
                 stmt.position,
             )
         )
-    _log(meta, _next_timestamp(meta, ctx))
+    append_log_entry(meta, _next_timestamp(meta, ctx), index)
     detail = "replaced the earlier one" if old is not None else "added"
     return (
         meta,
@@ -441,7 +481,7 @@ def _drop(
     if not remaining:
         return None, Change("dropped-function", key, def_id, None, "no definition is left")
     meta.definitions = remaining
-    _log(meta, _next_timestamp(meta, ctx))
+    append_log_entry(meta, _next_timestamp(meta, ctx))
     return meta, Change("dropped-definition", key, def_id)
 
 
@@ -453,17 +493,3 @@ def _next_timestamp(meta: UdfMetadata, ctx: Context) -> int:
     """Now, but strictly after the last log entry: the log never goes backwards."""
     last = meta.definition_log[-1].timestamp_ms if meta.definition_log else -1
     return max(ctx.clock(), last + 1)
-
-
-def _log(meta: UdfMetadata, ts: int) -> None:
-    """Append the entry naming every definition's current version. The last entry's references
-    that still hold are shared (:func:`~translator.metadata.sharing.log_references`)."""
-    last = meta.definition_log[-1].definition_versions if meta.definition_log else []
-    with bulk_allocation():
-        refs = log_references(meta.definitions, last)
-    entry = (
-        DefinitionLogEntry.model_construct(timestamp_ms=ts, definition_versions=refs)
-        if type(ts) is int
-        else DefinitionLogEntry(timestamp_ms=ts, definition_versions=refs)
-    )
-    meta.definition_log.append(entry)

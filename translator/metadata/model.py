@@ -36,6 +36,20 @@ __all__ = [
 ]
 
 
+#: How many attribute assignments callers have made to a :class:`Definition` or a
+#: :class:`DefinitionVersionRef` (any instance) since the process began. What
+#: :mod:`translator.metadata.index` keeps beside a metadata object is valid only while this count
+#: stands where it stood when the index was made: assignment is how the models' API changes a field
+#: in place, and the index cannot re-read 100k definitions to notice.
+EDITS = [0]
+
+
+def quiet_assign(model: BaseModel, name: str, value: Any) -> None:
+    """Assign a field without counting it in :data:`EDITS`: only for a copy that its maker still
+    holds alone (a merge's own copy of a definition, which updates its index itself)."""
+    BaseModel.__setattr__(model, name, value)
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -124,6 +138,10 @@ class Definition(_Model):
     def canonical_id(self) -> str:
         return definition_id(self.parameter_types)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        EDITS[0] += 1
+        super().__setattr__(name, value)
+
     def version(self, version_id: int) -> DefinitionVersion | None:
         for v in self.versions:
             if v.version_id == version_id:
@@ -144,6 +162,10 @@ class Definition(_Model):
 class DefinitionVersionRef(_Model):
     definition_id: str = Field(alias="definition-id")
     version_id: int = Field(alias="version-id")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        EDITS[0] += 1
+        super().__setattr__(name, value)
 
 
 class DefinitionLogEntry(_Model):

@@ -12,7 +12,7 @@ from operator import attrgetter, ne
 
 from translator.metadata.model import Definition, DefinitionVersionRef
 
-__all__ = ["log_references"]
+__all__ = ["log_references", "new_ref", "same_order"]
 
 
 def log_references(
@@ -38,7 +38,7 @@ def _matched_refs(
             by_id = by_id or {r.definition_id: r for r in last}
             ref = by_id.get(did)
         if ref is None or ref.version_id != vid or not _shareable(ref):
-            ref = _new_ref(did, vid)
+            ref = new_ref(did, vid)
         refs.append(ref)
     return refs
 
@@ -59,11 +59,7 @@ def _same_order_refs(
     if len(defs) < n or n == 0:
         return None
     dids = list(map(_DID, defs))
-    if dids[:n] != list(map(_DID, last)):
-        return None
-    if set(map(type, last)) != {DefinitionVersionRef} or any(map(_EXTRA, last)):
-        return None
-    if not all(map(_REF_FIELDS.__eq__, map(_SET, last))):
+    if not _shareable_in_order(dids[:n], last):
         return None
     vids = list(map(_CURRENT, defs))
     old_vids = list(map(_VID, last))
@@ -74,12 +70,37 @@ def _same_order_refs(
     i = -1
     for _ in range(changed.count(True)):
         i = changed.index(True, i + 1)
-        refs[i] = _new_ref(dids[i], vids[i])
-    refs += map(_new_ref, dids[n:], vids[n:])
+        refs[i] = new_ref(dids[i], vids[i])
+    refs += map(new_ref, dids[n:], vids[n:])
     return refs
 
 
-def _new_ref(did: str, vid: int) -> DefinitionVersionRef:
+def same_order(defs: list[Definition], last: list[DefinitionVersionRef]) -> list[str] | None:
+    """The definitions' ids if ``last`` names every definition, in their order, at its current
+    version, with references all shareable and of exact types; None otherwise. (What a merge's
+    log entry makes true: :mod:`translator.metadata.index` relies on it.)"""
+    if len(defs) != len(last) or not last:
+        return None
+    dids = list(map(_DID, defs))
+    if not _shareable_in_order(dids, last) or set(map(type, dids)) != {str}:
+        return None
+    vids = list(map(_VID, last))
+    if set(map(type, vids)) != {int} or vids != list(map(_CURRENT, defs)):
+        return None
+    return dids
+
+
+def _shareable_in_order(dids: list[str], last: list[DefinitionVersionRef]) -> bool:
+    """Whether ``last`` names ``dids`` in order with references all of the exact class, with no
+    unknown keys and both fields set."""
+    if dids != list(map(_DID, last)):
+        return False
+    if set(map(type, last)) != {DefinitionVersionRef} or any(map(_EXTRA, last)):
+        return False
+    return all(map(_REF_FIELDS.__eq__, map(_SET, last)))
+
+
+def new_ref(did: str, vid: int) -> DefinitionVersionRef:
     """A reference; checked by pydantic unless of the exact types (a model's fields may hold
     others: assignment is not validated)."""
     if type(did) is str and type(vid) is int:

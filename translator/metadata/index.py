@@ -1,0 +1,247 @@
+"""Where each definition sits, kept beside a metadata object, so a merge touches only what changes.
+
+A merge must find the definition a statement names and append a log entry naming every
+definition's current version (100k references at 100k definitions). Reading 100k definitions
+costs more per definition at 100k than at 10k (they no longer fit in the processor's caches), so
+a merge that reads them all grows faster than its metadata. A :class:`DefinitionIndex` holds
+what those reads would find, for metadata whose last log entry names the definitions in their
+order at their current versions (what every merge writes): the first position of each
+definition-id, and the last entry's reference list. A merge then copies two lists of pointers and
+does Python work only for the definitions its statements touch.
+
+**Kept by identity, checked on every use.** An index is kept beside one metadata object (by its
+identity, dropped when that object dies; at most :data:`KEPT` of them) and used only while
+
+* the metadata's ``definitions`` list holds the objects it held when the index was made, in the
+  same order (a comparison of two pointer lists: a definition replaced by an equal one holds the
+  same ids, which is all the index says about it),
+* its last log entry is the same object and its reference list holds the same references,
+* and no field of any :class:`~translator.metadata.model.Definition` or
+  :class:`~translator.metadata.model.DefinitionVersionRef` has been assigned since
+  (:data:`~translator.metadata.model.EDITS`): assigning is how the models' API changes a field in
+  place, and a caller that does so makes the next merge build its index again.
+
+Writes around the models' API (a model's ``__dict__``, ``object.__setattr__``, its fields-set set)
+are not seen. ``ICEBERG_UDF_MERGE_INDEX=0`` turns indexes off: every merge reads every definition.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from translator.collector import bulk_allocation
+from translator.metadata.model import (
+    EDITS,
+    Definition,
+    DefinitionLogEntry,
+    DefinitionVersionRef,
+    UdfMetadata,
+)
+from translator.metadata.sharing import log_references, new_ref, same_order
+
+__all__ = [
+    "KEPT",
+    "DefinitionIndex",
+    "append_log_entry",
+    "find_definition",
+    "index_enabled",
+    "index_of",
+    "keep_index",
+]
+
+#: At most this many indexes are kept (the oldest goes first); each dies with its metadata.
+KEPT = 64
+
+#: Added ids kept apart from the shared first-positions dict until there are this many (or an
+#: eighth of the definitions): then one dict is made of both.
+_ADDED_APART = 4096
+
+
+def index_enabled() -> bool:
+    """Whether merges keep and use indexes (``ICEBERG_UDF_MERGE_INDEX=0`` turns them off)."""
+    return os.environ.get("ICEBERG_UDF_MERGE_INDEX", "1") != "0"
+
+
+@dataclass(slots=True)
+class DefinitionIndex:
+    """Positions of a metadata's definitions; its last log entry's references name them in
+    order at their current versions.
+
+    ``first`` is shared by every index made from it and never changed; ``added`` (the ids
+    appended since) and ``pending`` (the positions changed since the last log entry: definition-id
+    and current version) belong to this one.
+    """
+
+    first: dict[str, int]
+    added: dict[str, int]
+    count: int
+    refs: list[DefinitionVersionRef]
+    pending: dict[int, tuple[str, int]] = field(default_factory=dict)
+
+    def position(self, definition_id: str) -> int | None:
+        """The first position of a definition with this id, if any."""
+        p = self.first.get(definition_id)
+        return self.added.get(definition_id) if p is None else p
+
+    def appended(self, definition_id: str, version_id: int) -> None:
+        """A definition appended at the end, at version ``version_id``."""
+        self.added.setdefault(definition_id, self.count)
+        self.pending[self.count] = (definition_id, version_id)
+        self.count += 1
+
+    def changed(self, definition_id: str, version_id: int) -> None:
+        """The (first) definition with this id made ``version_id`` current."""
+        p = self.position(definition_id)
+        if p is None:
+            raise AssertionError(f"definition {definition_id!r} is not in the merge's index")
+        self.pending[p] = (definition_id, version_id)
+
+    def next_refs(self) -> list[DefinitionVersionRef]:
+        """The references of the log entry a merge appends now: the last entry's, with those of
+        the definitions changed or appended since made new (every other one shared)."""
+        refs = list(self.refs)
+        for p, (did, vid) in sorted(self.pending.items()):
+            if p < len(refs):
+                refs[p] = new_ref(did, vid)
+            elif p == len(refs):
+                refs.append(new_ref(did, vid))
+            else:
+                raise AssertionError(f"position {p} appended after {len(refs)} references")
+        self.refs, self.pending = refs, {}
+        return refs
+
+    def working_copy(self, refs: list[DefinitionVersionRef]) -> DefinitionIndex:
+        """An index a merge may change, sharing ``first`` and ``refs`` (the last entry's list,
+        found equal to this index's: only copied, never changed)."""
+        first, added = self.first, dict(self.added)
+        if len(added) > max(_ADDED_APART, len(first) // 8):
+            first, added = {**added, **first}, {}
+        return DefinitionIndex(first, added, self.count, refs, dict(self.pending))
+
+
+def find_definition(
+    meta: UdfMetadata, definition_id: str, index: DefinitionIndex | None
+) -> Definition | None:
+    """The first definition with this id: by ``index`` (``meta``'s) where there is one."""
+    if index is None:
+        return meta.definition(definition_id)
+    p = index.position(definition_id)
+    return None if p is None else meta.definitions[p]
+
+
+def append_log_entry(meta: UdfMetadata, ts: int, index: DefinitionIndex | None = None) -> None:
+    """Append the entry naming every definition's current version. The last entry's references
+    that still hold are shared: by ``index`` (``meta``'s), which knows which changed, or else by
+    reading every definition (:func:`~translator.metadata.sharing.log_references`)."""
+    if index is not None:
+        refs = index.next_refs()
+    else:
+        last = meta.definition_log[-1].definition_versions if meta.definition_log else []
+        with bulk_allocation():
+            refs = log_references(meta.definitions, last)
+    entry = (
+        DefinitionLogEntry.model_construct(timestamp_ms=ts, definition_versions=refs)
+        if type(ts) is int
+        else DefinitionLogEntry(timestamp_ms=ts, definition_versions=refs)
+    )
+    meta.definition_log.append(entry)
+
+
+@dataclass(slots=True)
+class _Kept:
+    owner: weakref.ref[UdfMetadata]
+    index: DefinitionIndex
+    definitions: list[Definition]
+    entry: DefinitionLogEntry
+    refs: list[DefinitionVersionRef]
+    edits: int
+
+
+_kept: dict[int, _Kept] = {}
+#: Reentrant: a metadata dying in a collection that starts while the lock is held (any
+#: allocation may start one) runs its callback, which takes the lock, on the same thread.
+_lock = threading.RLock()
+
+
+def index_of(meta: UdfMetadata) -> DefinitionIndex | None:
+    """A working copy of the index kept beside ``meta`` if it still holds, else one made by
+    reading every definition once; None if indexes are off or ``meta`` has no such shape (its
+    last entry does not name every definition in order at its current version)."""
+    if not index_enabled():
+        return None
+    kept = _kept.get(id(meta))
+    if kept is not None and _holds(kept, meta):
+        return kept.index.working_copy(meta.definition_log[-1].definition_versions)
+    edits = EDITS[0]
+    log = meta.definition_log
+    if not log:
+        return None
+    entry = log[-1]
+    refs = entry.definition_versions
+    ids = same_order(meta.definitions, refs)
+    if ids is None:
+        return None
+    n = len(ids)
+    first = dict(zip(reversed(ids), range(n - 1, -1, -1), strict=True))  # the first one wins
+    index = DefinitionIndex(first, {}, n, refs)
+    _keep(meta, index, edits)
+    return index.working_copy(refs)
+
+
+def keep_index(meta: UdfMetadata, index: DefinitionIndex, edits: int) -> None:
+    """Keep ``index`` beside ``meta``, which a merge has just made, if no field was assigned
+    since ``edits`` was read and the index holds no change its log does not show."""
+    if index.pending or EDITS[0] != edits or not index_enabled():
+        return
+    log = meta.definition_log
+    if not log or log[-1].definition_versions is not index.refs:
+        return
+    _keep(meta, index, edits)
+
+
+def _keep(meta: UdfMetadata, index: DefinitionIndex, edits: int) -> None:
+    entry = meta.definition_log[-1]
+    kept = _Kept(
+        weakref.ref(meta, _forget(id(meta))),
+        index,
+        list(meta.definitions),
+        entry,
+        list(entry.definition_versions),
+        edits,
+    )
+    if len(kept.definitions) != index.count or len(kept.refs) != index.count:
+        return
+    with _lock:
+        _kept.pop(id(meta), None)
+        while len(_kept) >= KEPT:
+            del _kept[next(iter(_kept))]
+        _kept[id(meta)] = kept
+
+
+def _forget(key: int) -> Callable[[weakref.ref[UdfMetadata]], None]:
+    def forget(ref: weakref.ref[UdfMetadata]) -> None:
+        with _lock:
+            kept = _kept.get(key)
+            if kept is not None and kept.owner is ref:
+                del _kept[key]
+
+    return forget
+
+
+def _holds(kept: _Kept, meta: UdfMetadata) -> bool:
+    if kept.owner() is not meta or kept.edits != EDITS[0]:
+        return False
+    log = meta.definition_log
+    if not log or log[-1] is not kept.entry:
+        return False
+    defs, refs = meta.definitions, kept.entry.definition_versions
+    return (
+        len(defs) == len(kept.definitions)
+        and defs == kept.definitions
+        and len(refs) == len(kept.refs)
+        and refs == kept.refs
+    )
