@@ -127,6 +127,8 @@ class _Scope:
 
 
 _QUERY = re.compile(r"(?i)\(\s*(?:select|with|values|table)\b")
+#: The words :data:`_QUERY` looks for, anywhere: where none is, no query is.
+_QUERY_WORD = re.compile(r"(?i)\b(?:select|with|values|table)\b")
 _MASK = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*[\s\S]*?\*/")
 
 #: Trino built-ins that are not deterministic.
@@ -404,12 +406,16 @@ class _Analyzer:
     ) -> exp.DataType | None:
         """Check ``e`` (queries, names, calls) and return its type where it can be derived;
         ``tree`` is sqlglot's reading of it, when there is one already."""
-        masked = _masked(e.text)
-        query = _QUERY.search(masked)
-        if query is not None:
-            raise self.reject(
-                "NOT_SUPPORTED", "Queries are not allowed in functions", e.offset + query.start()
-            )
+        # Masking only blanks characters out, so a text without a query's first word cannot
+        # hold a query once masked: most are not masked at all.
+        if _QUERY_WORD.search(e.text) is not None:
+            query = _QUERY.search(_masked(e.text))
+            if query is not None:
+                raise self.reject(
+                    "NOT_SUPPORTED",
+                    "Queries are not allowed in functions",
+                    e.offset + query.start(),
+                )
         node = tree if tree is not None else parse_expression(e.text)
         if node is None:
             self.facts.unknown = True
@@ -417,7 +423,7 @@ class _Analyzer:
         if tree is not None and self.names_known:  # calls tell determinism only: not judged
             return type_of(node, scope.variables)
         columns, lambdas, calls = expression_parts(node)
-        self.names(columns, lambdas, e, masked, scope.variables)
+        self.names(columns, lambdas, e, scope.variables)
         self.calls(calls, lambdas is not None)
         return type_of(node, scope.variables)
 
@@ -426,7 +432,6 @@ class _Analyzer:
         columns: list[exp.Column],
         lambdas: set[str] | None,
         e: s.Expr,
-        masked: str,
         variables: Mapping[str, object],
     ) -> None:
         lambda_names = lambdas or set()
@@ -437,7 +442,7 @@ class _Analyzer:
             raise self.reject(
                 "COLUMN_NOT_FOUND",
                 f"Column '{col.table or col.name}' cannot be resolved",
-                e.offset + _find_name(masked, col.table or col.name),
+                e.offset + _find_name(_masked(e.text), col.table or col.name),
             )
 
     def calls(self, calls: list[exp.Func], lambdas: bool) -> None:
