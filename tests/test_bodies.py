@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import sqlglot
 from sqlglot import exp
@@ -256,3 +258,35 @@ def test_a_spark_form_refuses_a_call_of_its_own_name_as_before() -> None:
         "SQL functions"
     )
     assert form("g(x) + a[1]") is None
+
+
+def test_calls_are_found_at_each_paren_as_a_token_by_token_loop_finds_them() -> None:
+    from sqlglot.tokenizer_core import TokenType
+
+    from benchmarks.corpus import generate
+    from benchmarks.throughput import _bodies
+    from translator.bodies import _calls
+
+    def by_token(tokens: list[Any]) -> list[tuple[str, bool]]:
+        out = []
+        for i in range(1, len(tokens)):
+            if tokens[i].token_type != TokenType.L_PAREN:
+                continue
+            if tokens[i - 1].token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+                continue
+            before = tokens[i - 2].token_type if i > 1 else None
+            if before in (TokenType.ALIAS, TokenType.R_PAREN):
+                continue
+            out.append((tokens[i - 1].text, before == TokenType.DOT))
+        return out
+
+    texts = [
+        ("(f(x))", "spark"), ("f(", "spark"), ("(", "trino"), ("", "trino"), ("a.b(c)", "trino"),
+        ("(VALUES (1)) t(a)", "spark"), ("SELECT x AS y(z)", "spark"), ("g(h(i(1)))", "trino"),
+    ] + [(text, dialect) for text, dialect, _ in _bodies(generate(300, 19))]  # fmt: skip
+    found = 0
+    for text, dialect in texts:
+        tokens = sqlglot.tokenize(text, read=dialect)
+        assert _calls(tokens) == by_token(tokens), text
+        found += len(by_token(tokens))
+    assert found > 100
