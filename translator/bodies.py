@@ -382,21 +382,19 @@ _ALIAS_BEFORE = frozenset({TokenType.ALIAS, TokenType.R_PAREN})
 
 
 def _calls(tokens: list[Token]) -> list[tuple[str, bool]]:
-    out: list[tuple[str, bool]] = []
-    kinds = [t.token_type for t in tokens]
+    out = []
     paren, dot, names, alias = TokenType.L_PAREN, TokenType.DOT, _NAME_TOKENS, _ALIAS_BEFORE
-    i = 0
-    while True:  # at each "(" after the first token, the token before it and the one before that
-        try:
-            i = kinds.index(paren, i + 1)  # the next "(", found by a C-level scan
-        except ValueError:
-            return out
-        if kinds[i - 1] not in names:
+    for i in range(1, len(tokens)):  # at each "(", the token before it and the one before that
+        if tokens[i].token_type != paren:
             continue
-        before = kinds[i - 2] if i > 1 else None
+        tok = tokens[i - 1]
+        if tok.token_type not in names:
+            continue
+        before = tokens[i - 2].token_type if i > 1 else None
         if before in alias:
             continue  # a column alias list, as in VALUES (1) AS t(a) or (VALUES (1)) t(a)
-        out.append((tokens[i - 1].text, before == dot))
+        out.append((tok.text, before == dot))
+    return out
 
 
 _NAME_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
