@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import sqlglot
 from sqlglot import exp
@@ -195,3 +197,96 @@ def test_a_spark_body_refused_by_trinos_analyzer_after_the_names_screen() -> Non
     assert sql is None and reason.startswith("Trino would reject it: Value of RETURN must")
     sql, reason = into_trino("t.s", STRING)
     assert sql is None and "'t' cannot be resolved" in reason
+
+
+def test_a_trino_bodys_spark_form_reports_what_the_walks_it_replaces_find() -> None:
+    """The rewrite's walk gives the parameters a Trino body names (what
+    ``parameter_references`` finds in the tree as given) and, where it replaced nothing, the
+    unknown calls of the tree it writes (what the own-name check's walk finds)."""
+    from benchmarks.corpus import generate
+    from benchmarks.throughput import _bodies
+    from translator.bodies import parameter_references
+    from translator.dialects.trino.routines import meaning
+
+    texts = [
+        "f(x) + g(y)",
+        "CASE WHEN a[1] > 0 THEN day_of_week(d) ELSE x / y END",
+        "element_at(m, k) + t.x + F(1)",
+    ] + [text for text, dialect, _ in _bodies(generate(300, 13)) if dialect == "trino"]
+    seen = replaced = 0
+    for text in texts:
+        try:
+            tree = sqlglot.parse_one(text, read="trino")
+        except sqlglot.errors.SqlglotError:
+            continue
+        if tree is None or isinstance(tree, exp.Command):
+            continue
+        names = {c.name.lower() for c in tree.find_all(exp.Column) if not c.table}
+        before = parameter_references(tree, sorted(names | {"zz"}))
+        try:
+            done = meaning.rewritten(tree, {}, private=False)
+        except meaning.Refused:
+            continue
+        seen += 1
+        assert {n for n in done.names if n in names | {"zz"}} == before, text
+        assert done.names == names, text
+        if done.calls is None:
+            replaced += 1
+            continue
+        walked = [n for n in done.tree.walk(bfs=False) if isinstance(n, exp.Anonymous)]
+        assert list(done.calls) == walked, text
+    assert seen > 50 and replaced > 0
+
+
+def test_a_spark_form_refuses_a_call_of_its_own_name_as_before() -> None:
+    """The first call of the function's own name (breadth first) is named, whether or not the
+    rewrite replaced anything."""
+    from translator.dialects.trino.routines import routine_from_parts, spark_form
+
+    def form(body: str) -> str | None:
+        routine = routine_from_parts(
+            "f", [("x", "bigint"), ("a", "array(bigint)")], "bigint", body, ""
+        )
+        return spark_form(routine).reason
+
+    assert form("g(F(x)) + f(x)") == (
+        "the body calls f, the function's own name: Spark has neither overloads nor recursive "
+        "SQL functions"
+    )
+    assert form("a[1] + g(F(x))") == (
+        "the body calls F, the function's own name: Spark has neither overloads nor recursive "
+        "SQL functions"
+    )
+    assert form("g(x) + a[1]") is None
+
+
+def test_calls_are_found_at_each_paren_as_a_token_by_token_loop_finds_them() -> None:
+    from sqlglot.tokenizer_core import TokenType
+
+    from benchmarks.corpus import generate
+    from benchmarks.throughput import _bodies
+    from translator.bodies import _calls
+
+    def by_token(tokens: list[Any]) -> list[tuple[str, bool]]:
+        out = []
+        for i in range(1, len(tokens)):
+            if tokens[i].token_type != TokenType.L_PAREN:
+                continue
+            if tokens[i - 1].token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+                continue
+            before = tokens[i - 2].token_type if i > 1 else None
+            if before in (TokenType.ALIAS, TokenType.R_PAREN):
+                continue
+            out.append((tokens[i - 1].text, before == TokenType.DOT))
+        return out
+
+    texts = [
+        ("(f(x))", "spark"), ("f(", "spark"), ("(", "trino"), ("", "trino"), ("a.b(c)", "trino"),
+        ("(VALUES (1)) t(a)", "spark"), ("SELECT x AS y(z)", "spark"), ("g(h(i(1)))", "trino"),
+    ] + [(text, dialect) for text, dialect, _ in _bodies(generate(300, 19))]  # fmt: skip
+    found = 0
+    for text, dialect in texts:
+        tokens = sqlglot.tokenize(text, read=dialect)
+        assert _calls(tokens) == by_token(tokens), text
+        found += len(by_token(tokens))
+    assert found > 100

@@ -86,7 +86,14 @@ def test_kind_tables_answer_as_isinstance_does() -> None:
         assert bool(part & reading._COLUMN) == issubclass(cls, exp.Column)
         assert bool(part & reading._CALL) == issubclass(cls, exp.Func)
         assert bool(part & reading._LAMBDA) == issubclass(cls, exp.Lambda)
-        assert meaning._IS_HANDLED[cls] == issubclass(cls, meaning._HANDLED)
+        handled = issubclass(cls, meaning._HANDLED)
+        assert (meaning._KINDS[cls] == meaning._HANDLED_KIND) == handled
+        if not handled:
+            call = issubclass(cls, exp.Anonymous)
+            assert (meaning._KINDS[cls] == meaning._CALL_KIND) == call
+            if not call:
+                column = issubclass(cls, exp.Column)
+                assert (meaning._KINDS[cls] == meaning._COLUMN_KIND) == column
         prepare = trino_bodies._PREPARE_KINDS[cls]
         assert (prepare == 1) == issubclass(cls, trino_bodies._PREPARED)
         if not issubclass(cls, trino_bodies._PREPARED):

@@ -265,9 +265,11 @@ def transpile_body(
         ast, kind, private = prepared.ast, "expression", prepared.private
         nodes = prepared.nodes
     # Before sqlglot writes the tree (which may change a tree it is given to write in place).
+    # A Trino body's Spark form reports them itself, from the walk that rewrites the tree.
     before: set[str] | None = None
-    if ast is not None and (trino_to_spark or not parameter_types):
+    if ast is not None and not trino_to_spark and not parameter_types:
         before = parameter_references(ast, parameters)
+    wanted = {p.lower() for p in parameters}
     try:
         if trino_to_spark:
             # Imported here: the Trino dialect itself uses this module (parse_body).
@@ -280,6 +282,10 @@ def transpile_body(
             if form.sql is None:
                 return Transpiled(None, form.reason)
             sql = form.sql
+            if form.names is not None:  # ``ast``'s, read before it was rewritten
+                before = {n for n in form.names if n in wanted}
+            elif ast is not None:  # the form was written from another tree: ``ast`` is as it was
+                before = parameter_references(ast, parameters)
         elif parameter_types:
             typed, before = _typed_copy(
                 ast, parameter_types, parameters, in_place=private or ast_private, nodes=nodes
@@ -302,7 +308,6 @@ def transpile_body(
         return Transpiled(None, f"sqlglot failed on the {target} text: {type(e).__name__}")
     if back is None:
         return Transpiled(None, f"the {target} text is empty")
-    wanted = {p.lower() for p in parameters}
     back_columns, back_free, lambda_vars, qualified = scoped_columns(back)
     columns = [column_name(c).lower() for c in back_columns]
     free = [column_name(c) for c in back_free]

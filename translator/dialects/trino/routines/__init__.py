@@ -33,7 +33,7 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 from translator.dialects.trino.routines.analyzer import RoutineProblem, analyze, analyze_routine
 from translator.dialects.trino.routines.expr_types import parse_type
 from translator.dialects.trino.routines.lowering import lower_body
-from translator.dialects.trino.routines.meaning import Refused, rewrite
+from translator.dialects.trino.routines.meaning import Refused, rewritten
 from translator.dialects.trino.routines.reading import parse_expression, reads_as_written
 from translator.dialects.trino.routines.syntax import (
     Block,
@@ -111,10 +111,16 @@ def check_routine(
 
 @dataclass(frozen=True, slots=True)
 class SparkForm:
-    """A Trino body written as one Spark expression, or why there is none."""
+    """A Trino body written as one Spark expression, or why there is none.
+
+    ``names``: where the Spark form was written from the RETURN expression's tree the caller
+    gave (``body_tree``), the names (lower case) of its columns without a table part, as they
+    were before it was rewritten (:attr:`.meaning.Rewritten.names`), so that the caller need
+    not walk that tree again for them; else None."""
 
     sql: str | None
     reason: str | None = None
+    names: frozenset[str] | None = None
 
 
 def routine_from_parts(
@@ -264,7 +270,9 @@ def spark_body(
 ) -> SparkForm:
     """:func:`spark_form` of a function known by its IR parts (Iceberg types); ``body_tree``:
     sqlglot's plain Trino reading of a RETURN ``body``, if the caller has it (the front end's);
-    ``private``: the caller gives ``body_tree`` up (it may be rewritten itself)."""
+    ``private``: the caller gives ``body_tree`` up (it may be rewritten itself). The form's
+    ``names`` are those of ``body_tree``'s columns where it was the tree written; where it was
+    not, ``body_tree`` is left as it was."""
     try:
         params = [(n, _trino_type(t)) for n, t in parameters]
         returns = _trino_type(return_type)
@@ -331,6 +339,8 @@ def spark_form(
     reads it, if the caller has it; ``private``: the caller gives ``body_tree`` up, so it is
     rewritten itself instead of a copy (a tree of :func:`.reading.parse_expression`'s cache
     is always copied)."""
+    names = None
+    calls: tuple[exp.Anonymous, ...] | None = None
     try:
         if isinstance(routine.body, Block):
             tree = lower_body(routine)
@@ -340,22 +350,29 @@ def spark_form(
             node = body_tree if body_tree is not None else parse_expression(routine.body.value.text)
             if node is None:
                 return SparkForm(None, "sqlglot cannot read the body")
-            tree = rewrite(node, _scope(routine), private=private and node is body_tree)
+            done = rewritten(node, _scope(routine), private=private and node is body_tree)
+            tree, calls = done.tree, done.calls
+            names = done.names if node is body_tree else None
             # rewrite's tree is a copy no one else holds: sqlglot may write it without another
             # (a root still hanging from a replaced node is written from a copy, as sqlglot's
             # own copy would have no parent).
             private = tree.parent is None
         own = routine.name[-1].lower()
-        for call in breadth_first(tree):  # tree.find_all(exp.Anonymous), as one loop
-            if isinstance(call, exp.Anonymous) and str(call.name).lower() == own:
-                return SparkForm(
-                    None,
-                    f"the body calls {call.name}, the function's own name: Spark has neither "
-                    "overloads nor recursive SQL functions",
-                )
+        # The rewrite's walk saw every call of a tree it left as it was: only a call of the
+        # function's own name there (or a rewritten tree) needs the walk, which finds the
+        # first such call breadth first, as the message names it.
+        if calls is None or any(str(call.name).lower() == own for call in calls):
+            for call in breadth_first(tree):  # tree.find_all(exp.Anonymous), as one loop
+                if isinstance(call, exp.Anonymous) and str(call.name).lower() == own:
+                    return SparkForm(
+                        None,
+                        f"the body calls {call.name}, the function's own name: Spark has "
+                        "neither overloads nor recursive SQL functions",
+                    )
         if not private:  # sqlglot's own copy, at half its cost
             tree = copy_tree(tree)
-        return SparkForm(tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=False))
+        sql = tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=False)
+        return SparkForm(sql, names=names)
     except Refused as e:
         return SparkForm(None, e.reason)
     except RecursionError:

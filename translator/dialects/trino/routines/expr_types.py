@@ -23,7 +23,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from translator.dialects.trino.routines.type_text import composite
-from translator.sqltrees import copy_tree
+from translator.sqltrees import ByClass, copy_tree
 
 __all__ = [
     "INTEGER_TYPES",
@@ -279,42 +279,41 @@ _SAME_AS_ARGUMENT = (exp.Abs, exp.Ceil, exp.Floor, exp.Neg, exp.Paren, exp.Round
 
 
 def type_of(node: exp.Expr, scope: Mapping[str, exp.DataType]) -> exp.DataType | None:
-    """The Trino type of ``node``; ``scope`` holds the names in scope (lower case)."""
-    if isinstance(node, exp.Literal):
-        return _literal(node)
-    if isinstance(node, exp.Null):
-        return parse_type("unknown")
-    if isinstance(node, _BOOLEAN):
-        return parse_type("boolean")
-    if isinstance(node, exp.Column):
-        if not node.table:
+    """The Trino type of ``node``; ``scope`` holds the names in scope (lower case).
+
+    The node's class is asked once (:data:`_KINDS`), not a chain of ``isinstance`` tests; the
+    recursion is as deep as that chain's was (a body too deep for it fails alike)."""
+    kind = _KINDS[type(node)]
+    if kind is _LITERAL:
+        return _literal(node)  # type: ignore[arg-type]
+    if kind is _COLUMN:
+        if not node.table:  # type: ignore[attr-defined]
             return scope.get(node.name.lower())
-        base = scope.get(node.table.lower())
+        base = scope.get(node.table.lower())  # type: ignore[attr-defined]
         return _field(base, node.name) if base is not None and not node.args.get("db") else None
-    if isinstance(node, exp.Dot):
-        return _field(type_of(node.this, scope), node.name)
-    if isinstance(node, exp.Cast | exp.TryCast):
+    if kind is _ARITHMETIC:
+        return _numeric_result(type_of(node.this, scope), type_of(node.expression, scope))
+    if kind is _BRANCHES:
+        return _branches(node, scope)
+    if kind is _SAME:
+        return type_of(node.this, scope)
+    if kind is _CAST:
         to = node.args.get("to")
         return to if isinstance(to, exp.DataType) else None
-    if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
-        return _numeric_result(type_of(node.this, scope), type_of(node.expression, scope))
-    if isinstance(node, _SAME_AS_ARGUMENT):
-        return type_of(node.this, scope)
-    if isinstance(node, exp.Case | exp.If):
-        return _branches(node, scope)
-    for cls, name in _FIXED.items():
-        if isinstance(node, cls):
-            return parse_type(name)
-    if isinstance(node, exp.Array):
+    if kind is _DOT:
+        return _field(type_of(node.this, scope), node.name)
+    if kind is _ARRAY:
         elements = [type_of(e, scope) for e in node.expressions]
         if elements and all(e is not None for e in elements):
             return exp.DataType(this=T.ARRAY, expressions=[elements[0]], nested=True)
         return None
-    if isinstance(node, exp.Bracket):
-        return _subscript(node, scope)
-    if isinstance(node, _ARRAY_RESULT):  # an array; its element type is not derived
+    if kind is _BRACKET:
+        return _subscript(node, scope)  # type: ignore[arg-type]
+    if kind is _ARRAY_OF_UNKNOWN:  # an array; its element type is not derived
         return exp.DataType(this=T.ARRAY, expressions=[parse_type("unknown")], nested=True)
-    return None
+    if kind is None:
+        return None
+    return parse_type(kind)  # a type name: the node's type does not depend on its arguments
 
 
 _ARRAY_RESULT = (
@@ -365,3 +364,47 @@ def _subscript(node: exp.Bracket, scope: Mapping[str, exp.DataType]) -> exp.Data
         value = base.expressions[1]
         return value if isinstance(value, exp.DataType) else None
     return None
+
+
+#: :func:`type_of`'s kinds of nodes (unique objects, compared by identity); a kind that is a
+#: type name (``"boolean"``) is the type of every node of the class.
+_LITERAL, _COLUMN, _ARITHMETIC, _BRANCHES, _SAME, _CAST, _DOT, _ARRAY, _BRACKET = (
+    object() for _ in range(9)
+)
+_ARRAY_OF_UNKNOWN = object()
+
+
+def _kind(cls: type) -> object:
+    """The kind of the nodes of class ``cls``: the first of these tests that the class passes,
+    in the order :func:`type_of` once asked them of every node."""
+    if issubclass(cls, exp.Literal):
+        return _LITERAL
+    if issubclass(cls, exp.Null):
+        return "unknown"
+    if issubclass(cls, _BOOLEAN):
+        return "boolean"
+    if issubclass(cls, exp.Column):
+        return _COLUMN
+    if issubclass(cls, exp.Dot):
+        return _DOT
+    if issubclass(cls, exp.Cast | exp.TryCast):
+        return _CAST
+    if issubclass(cls, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
+        return _ARITHMETIC
+    if issubclass(cls, _SAME_AS_ARGUMENT):
+        return _SAME
+    if issubclass(cls, exp.Case | exp.If):
+        return _BRANCHES
+    for fixed, name in _FIXED.items():
+        if issubclass(cls, fixed):
+            return name
+    if issubclass(cls, exp.Array):
+        return _ARRAY
+    if issubclass(cls, exp.Bracket):
+        return _BRACKET
+    if issubclass(cls, _ARRAY_RESULT):
+        return _ARRAY_OF_UNKNOWN
+    return None
+
+
+_KINDS: ByClass[object] = ByClass(_kind)

@@ -34,13 +34,14 @@ operand's type is unknown or decimal (Trino and Spark round decimal quotients di
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from sqlglot import exp
 
 from translator.dialects.trino.routines.expr_types import INTEGER_TYPES, type_of
-from translator.sqltrees import ByClass, copy_tree, depth_first
+from translator.sqltrees import ByClass, column_name, copy_tree, depth_first, has_no_table
 
-__all__ = ["Refused", "rewrite"]
+__all__ = ["Refused", "Rewritten", "rewrite", "rewritten"]
 
 T = exp.DataType.Type
 
@@ -61,9 +62,38 @@ def rewrite(
     ``scope`` holds the Trino types of the names in scope (parameters, variables), lower case;
     ``private``: ``node`` is the caller's to give up, and is rewritten itself, not a copy.
     """
+    return rewritten(node, scope, private=private).tree
+
+
+@dataclass(frozen=True, slots=True)
+class Rewritten:
+    """:func:`rewrite`'s tree, and what its walk found on the way, so that a caller does not
+    walk the same nodes again.
+
+    ``names``: the names (lower case) of the columns without a table part in the tree given,
+    as it was before anything was rewritten (what
+    :func:`translator.bodies.parameter_references` reads of it). ``calls``: the calls sqlglot
+    does not know (``Anonymous``) in ``tree``, depth first, where no construct was replaced
+    (the walk's nodes are then the result's); None where one was, and the result holds nodes
+    the walk did not see."""
+
+    tree: exp.Expr
+    names: frozenset[str]
+    calls: tuple[exp.Anonymous, ...] | None
+
+
+def rewritten(
+    node: exp.Expr, scope: Mapping[str, exp.DataType], *, private: bool = False
+) -> Rewritten:
+    """:func:`rewrite`, with what its walk found (:class:`Rewritten`)."""
     tree: exp.Expr = node if private else copy_tree(node)
     nodes = depth_first(tree)
-    handled = [n for n in nodes if _IS_HANDLED[type(n)]]
+    kinds = _KINDS
+    marked = [n for n in nodes if kinds[type(n)]]  # most nodes are none of these
+    handled = [n for n in marked if kinds[type(n)] == _HANDLED_KIND]
+    names = frozenset(
+        column_name(n).lower() for n in marked if kinds[type(n)] == _COLUMN_KIND and has_no_table(n)
+    )
     # Types are derived before anything is replaced: they are Trino's, of the Trino tree.
     types: dict[int, exp.DataType | None] = {}
     try:
@@ -71,15 +101,20 @@ def rewrite(
             types[id(n)] = type_of(n, scope)
     except RecursionError:
         raise Refused("the expression nests too deeply") from None
+    replaced = False
     for n in reversed(handled):  # children before parents
         replacement = _rewrite_one(n, types)
         if replacement is not None:
+            replaced = True
             types[id(replacement)] = types.get(id(n))
             if n is tree:
                 tree = replacement
             else:
                 n.replace(replacement)
-    return tree
+    calls = None
+    if not replaced:
+        calls = tuple(n for n in marked if kinds[type(n)] == _CALL_KIND)
+    return Rewritten(tree, names, calls)  # type: ignore[arg-type]  # the class was asked
 
 
 #: The constructs :func:`_rewrite_one` rewrites (it leaves every other node as it is).
@@ -87,8 +122,20 @@ _HANDLED = (
     exp.Bracket, exp.Div, exp.DayOfWeekIso, exp.DayOfWeek, exp.Trunc, exp.AtTimeZone, exp.Cast,
     exp.TryCast,
 )  # fmt: skip
-#: Whether a node of a class is :data:`_HANDLED` (one look-up a node instead of eight tests).
-_IS_HANDLED: ByClass[bool] = ByClass(lambda cls: issubclass(cls, _HANDLED))
+#: What :func:`rewritten`'s walk keeps of a node, by its class (one look-up a node instead of
+#: a test per class): a construct it rewrites, a call sqlglot does not know, a column; else 0.
+_HANDLED_KIND, _CALL_KIND, _COLUMN_KIND = 1, 2, 3
+_KINDS: ByClass[int] = ByClass(
+    lambda cls: (
+        _HANDLED_KIND
+        if issubclass(cls, _HANDLED)
+        else _CALL_KIND
+        if issubclass(cls, exp.Anonymous)
+        else _COLUMN_KIND
+        if issubclass(cls, exp.Column)
+        else 0
+    )
+)
 
 
 def _needing_types(handled: Sequence[exp.Expr]) -> list[exp.Expr]:
