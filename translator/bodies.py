@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -150,7 +150,7 @@ _SQLGLOT_PRIMITIVES = {
 }
 
 
-@cache
+@lru_cache(maxsize=4096)  # keyed by what a script says: bounded
 def sqlglot_type(t: IcebergType) -> Any:
     """``t`` as a sqlglot ``DataType`` (built once per type), or None where sqlglot has no plain
     equivalent."""

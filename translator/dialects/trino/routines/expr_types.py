@@ -17,7 +17,7 @@ decimals to real and double; ``varchar(n)`` to any ``varchar(m)`` with ``m >= n`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
+from functools import lru_cache
 
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
@@ -44,7 +44,7 @@ _NUMERIC = (*INTEGER_TYPES, T.DECIMAL, T.FLOAT, T.DOUBLE)
 _TEXT = (T.VARCHAR, T.CHAR)
 
 
-@cache
+@lru_cache(maxsize=4096)  # keyed by what a script says: bounded
 def parse_type(text: str) -> exp.DataType:
     """A Trino type as written (``varchar(4)``, ``row(a int)``) as a sqlglot type.
 
@@ -86,7 +86,7 @@ def _part(text: str) -> exp.DataType | None:
     return None if part is None else copy_tree(part)
 
 
-@cache
+@lru_cache(maxsize=4096)  # keyed by what a script says: bounded
 def _part_read(text: str) -> exp.DataType | None:
     part = _only_child(f"array({text})", T.ARRAY)
     return part if isinstance(part, exp.DataType) else None
@@ -99,7 +99,7 @@ def _row_field(name: str) -> exp.ColumnDef | None:
     return None if field is None else copy_tree(field)
 
 
-@cache
+@lru_cache(maxsize=4096)  # keyed by what a script says: bounded
 def _row_field_read(name: str) -> exp.ColumnDef | None:
     field = _only_child(f"row({name} integer)", T.STRUCT)
     if not isinstance(field, exp.ColumnDef) or field.args.get("kind") != parse_type("integer"):

@@ -29,7 +29,7 @@ Every expression is read with sqlglot and made to mean in Spark what it means in
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 from typing import cast
 
 from sqlglot import exp
@@ -310,7 +310,7 @@ def _fill(tree: exp.Expr, rest: exp.Expr | None) -> exp.Expr:
     return tree
 
 
-@cache
+@lru_cache(maxsize=4096)  # keyed by what a script says: bounded
 def _spark_type_of(trino_type: str) -> exp.DataType:
     """The Spark type a value of the Trino type ``trino_type`` is cast to (callers copy it)."""
     return exp.DataType.build(spark_type(parse_type(trino_type)), dialect="spark")
