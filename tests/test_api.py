@@ -39,3 +39,13 @@ def test_errors_are_values_without_the_frames_they_were_raised_in() -> None:
     with pytest.raises(TranslatorError) as raised:
         result.raise_for_errors()
     assert raised.value is result.errors[0]
+
+
+def test_a_parsed_scripts_errors_keep_no_frames_either() -> None:
+    from translator.frontend import parse_script
+
+    parsed = parse_script(SCRIPT, "spark", file="f.sql")
+    assert parsed.errors  # the unclosed parameter list
+    for error in parsed.errors:
+        for e in _chain(error):
+            assert e.__traceback__ is None, (error, e)

@@ -115,7 +115,7 @@ def compile_script(
             try:
                 check_body(stmt)  # a body no engine would take is this statement's error
             except TranslatorError as e:
-                result.errors.append(e)
+                result.errors.append(e.without_frames())
                 continue
         if strict and isinstance(stmt, CreateFunction):
             lossy = [w for w in stmt.warnings if w.lossy]
@@ -133,8 +133,6 @@ def compile_script(
     result.warnings = merged.warnings
     result.errors.extend(merged.errors)
     result.errors.sort(key=_error_order)
-    for error in result.errors:
-        _drop_frames(error)
     return result
 
 
@@ -171,26 +169,6 @@ def _last_part(name: str) -> str:
         return parse_name(name)[-1]
     except NameSyntaxError:
         return name
-
-
-def _drop_frames(error: BaseException) -> None:
-    """Forget where ``error`` (and each exception it was raised from or during) was raised.
-
-    A result's errors are values: the message and the position say what is wrong. A caught
-    exception's traceback keeps every frame it passed through alive, and with them the
-    parse's locals (lark tokens and trees, sqlglot trees): on the benchmark corpus 40% of the
-    objects a kept result held, which every later full collection of the caller's heap walks
-    again. The chained exceptions stay; only their frames go.
-    """
-    seen: set[int] = set()
-    pending: list[BaseException | None] = [error]
-    while pending:
-        e = pending.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        e.__traceback__ = None
-        pending += (e.__cause__, e.__context__)
 
 
 def _error_order(e: TranslatorError) -> tuple[str, int, int]:

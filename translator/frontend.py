@@ -63,7 +63,7 @@ def parse_script(
     try:
         pieces = split_statements(sql, d.lexical, file=file)
     except TranslatorError as e:
-        result.errors.append(e)
+        result.errors.append(e.without_frames())
         return result
     for piece in pieces:
         if not is_function_ddl(piece):
@@ -90,5 +90,5 @@ def parse_script(
         try:
             result.statements.append(parse_statement(d, piece, infer))
         except TranslatorError as e:
-            result.errors.append(e)
+            result.errors.append(e.without_frames())
     return result

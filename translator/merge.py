@@ -134,7 +134,7 @@ def merge_statements(
                 working[key], stmt, ctx=ctx, options=options, index=indexes[key]
             )
         except TranslatorError as e:
-            out.errors.append(e)
+            out.errors.append(e.without_frames())
             continue
         if meta is None or isinstance(stmt, DropFunction):
             indexes[key] = None  # a drop moves the definitions: the next merge reads them again

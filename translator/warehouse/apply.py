@@ -318,7 +318,7 @@ class Applier:
                     strict=strict,
                 )
             except TranslatorError as e:
-                out.errors.append(e)
+                out.errors.append(e.without_frames())
                 continue
             out.errors += r.errors
             out.warnings += r.warnings
@@ -331,7 +331,7 @@ class Applier:
             try:
                 ref = FunctionRef.parse(key, namespace)
             except WarehouseError as e:
-                out.errors.append(e)
+                out.errors.append(e.without_frames())
                 continue
             if ref in keys_of:
                 out.errors.append(
