@@ -197,7 +197,8 @@ def merge_section(m: dict[str, Any]) -> str:
             )
         out += [
             f"**{title}** (CPU time per merge, `compile_script(statement, into=metadata)`: the "
-            "first into the model just made, which reads every definition, then merges into "
+            "first into the model just made, which reads every definition (median of three, "
+            "each into a shallow copy of it), then merges into "
             "metadata merged into before, which use the index kept beside it; the last two "
             "columns are not part of it):",
             "",
