@@ -55,11 +55,12 @@ def _outcome(dialect: str, piece: StatementText) -> Any:
 @pytest.fixture(params=["lark", "lark-cython"])
 def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The inline parsers run by lark's tables in :mod:`~translator.dialects.inline_loop` (the
-    plain install), and by lark-cython where installed."""
+    default), and by lark-cython where installed and asked for."""
     if request.param == "lark-cython":
         pytest.importorskip("lark_cython")
+        monkeypatch.setenv("ICEBERG_UDF_LARK_CYTHON", "1")
     else:
-        monkeypatch.setenv("ICEBERG_UDF_LARK_CYTHON", "0")
+        monkeypatch.delenv("ICEBERG_UDF_LARK_CYTHON", raising=False)
     inline_parser.cache_clear()
     yield request.param
     inline_parser.cache_clear()

@@ -115,10 +115,11 @@ def inline_parser(name: str, start: str, builder: type) -> Lark | Tables:
     ``Tree`` as in the walk. What differs is when an error surfaces, which the callers settle:
     see :func:`run_inline`.
 
-    Without lark-cython, what runs is the plain parser's own tables (the automaton and the
-    lexers, which :func:`~translator.dialects.inline_loop.parse_inline` has read already)
-    with these callbacks: no second copy of the grammar is loaded, and none stays in the heap
-    for each full garbage collection to traverse (about 4,500 objects a dialect).
+    Unless lark-cython is asked for (:func:`_lark_cython`), what runs is the plain parser's
+    own tables (the automaton and the lexers, which
+    :func:`~translator.dialects.inline_loop.parse_inline` has read already) with these
+    callbacks: no second copy of the grammar is loaded, and none stays in the heap for each
+    full garbage collection to traverse (about 4,500 objects a dialect).
     """
     plain = load_parser(name, start, positions=False)
     callbacks = _Callbacks(builder, {r.alias or r.origin.name for r in plain.rules})
@@ -138,14 +139,20 @@ def inline_parser(name: str, start: str, builder: type) -> Lark | Tables:
 
 
 def _lark_cython() -> dict[str, Any] | None:
-    """lark-cython's LALR parser and lexer (the ``fast`` extra), where installed and not turned
-    off with ``ICEBERG_UDF_LARK_CYTHON=0``: the same tables, run in compiled code, about 1.5x
-    as fast. Without it lark's own Python parser runs, with the same results.
+    """lark-cython's LALR parser and lexer (the ``fast`` extra), only where installed and asked
+    for with ``ICEBERG_UDF_LARK_CYTHON=1``: the same tables, run in compiled code, with the
+    same results. Otherwise :mod:`~translator.dialects.inline_loop` runs lark's tables.
+
+    Not the default, though compiled: the loop and its generated reducers cost fewer
+    instructions than lark-cython's parser, which calls lark's Python callback chain (child
+    filter, placeholders, the stand-in Transformer's method) for every reduction. On the
+    benchmark corpus's headers (the body's parse left out) a header took 1.67M instructions
+    with lark-cython against 1.33M with the loop, and 20-30% more CPU time.
 
     Only the inline parsers use it. Its tokens are not ``str`` (the Builders read ``.value``);
     every error takes the tree path, which lark itself parses, so messages do not depend on it.
     """
-    if os.environ.get("ICEBERG_UDF_LARK_CYTHON", "1") == "0":
+    if os.environ.get("ICEBERG_UDF_LARK_CYTHON", "0") != "1":
         return None
     try:
         import lark_cython  # type: ignore[import-untyped,import-not-found,unused-ignore]
