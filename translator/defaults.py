@@ -78,7 +78,8 @@ def expand_defaults(
         try:
             default = _parse(left_out.default or "", sqlglot_dialect)
             ast = _substitute(ast, stmt, left_out, default)
-            text = ast.sql(dialect=sqlglot_dialect)
+            # sqlglot's generator may change what it writes: it writes a copy (copy_tree's)
+            text = copy_tree(ast).sql(dialect=sqlglot_dialect, copy=False)
         except _FAILURES as e:
             return [stmt], [
                 Diagnostic(
