@@ -32,6 +32,7 @@ from translator.metadata import (
 from translator.metadata.index import append_log_entry
 from translator.metadata.model import DefinitionLogEntry, DefinitionVersionRef, trusted
 from translator.names import format_name
+from translator.sqltrees import unlink
 from translator.statement_cache import keeps_parses
 from translator.types import definition_id, type_to_json
 
@@ -141,16 +142,23 @@ def owned_trees(statements: Iterable[object]) -> Iterator[None]:
     For a caller that holds ``statements`` for the span only and reads no tree after it:
     :func:`translator.api.compile_script`, whose statements were parsed for that call. Not
     where a :func:`translator.statement_cache.run_scope` keeps parses: a statement there may
-    be handed out again, tree and all, so nothing is owned."""
+    be handed out again, tree and all, so nothing is owned.
+
+    When the span ends, the trees are unlinked (:func:`translator.sqltrees.unlink`): no one
+    reads them again, and reference counts then free them with their statements instead of
+    the cyclic collector."""
     if keeps_parses():
         yield
         return
-    bodies = frozenset(id(s.body) for s in statements if isinstance(s, CreateFunction))
-    token = _owned.set(bodies)
+    bodies = [s.body for s in statements if isinstance(s, CreateFunction)]
+    token = _owned.set(frozenset(map(id, bodies)))
     try:
         yield
     finally:
         _owned.reset(token)
+        for body in bodies:
+            if body.ast is not None:
+                unlink(body.ast)
 
 
 def representations(
