@@ -27,6 +27,7 @@ from translator.sqltrees import (
     has_no_table,
     plain_scope,
     scoped_columns,
+    unlink,
 )
 from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
@@ -308,55 +309,58 @@ def transpile_body(
         return Transpiled(None, f"sqlglot failed on the {target} text: {type(e).__name__}")
     if back is None:
         return Transpiled(None, f"the {target} text is empty")
-    back_columns, back_free, lambda_vars, qualified = scoped_columns(back)
-    columns = [column_name(c).lower() for c in back_columns]
-    free = [column_name(c) for c in back_free]
-    after = {c for c in columns if c in wanted}
-    # A lowered compound body is built from its parameters and lambda variables only.
-    if before is None:
-        before = after
-    if before != after:
-        return Transpiled(
-            None,
-            f"the {target} text refers to parameters {sorted(after)}, the {source} body to "
-            f"{sorted(before)}",
-        )
-    if kind == "expression":
-        bound = wanted | lambda_vars | _NILADIC_FORMS
-        strays = {name for name in free if name.lower() not in bound}
-        if strays:
+    try:
+        back_columns, back_free, lambda_vars, qualified = scoped_columns(back)
+        columns = [column_name(c).lower() for c in back_columns]
+        free = [column_name(c) for c in back_free]
+        after = {c for c in columns if c in wanted}
+        # A lowered compound body is built from its parameters and lambda variables only.
+        if before is None:
+            before = after
+        if before != after:
             return Transpiled(
                 None,
-                f"the body refers to {', '.join(sorted(strays))}, which "
-                + ("is not a parameter" if len(strays) == 1 else "are not parameters"),
+                f"the {target} text refers to parameters {sorted(after)}, the {source} body to "
+                f"{sorted(before)}",
             )
-    if target == "trino" and kind == "query" and return_type is not None:
-        return Transpiled(None, "Trino would reject it: Queries are not allowed in functions")
-    if target == "trino" and kind == "expression" and return_type is not None:
-        from translator.dialects.trino.routines import trino_objection
+        if kind == "expression":
+            bound = wanted | lambda_vars | _NILADIC_FORMS
+            strays = {name for name in free if name.lower() not in bound}
+            if strays:
+                return Transpiled(
+                    None,
+                    f"the body refers to {', '.join(sorted(strays))}, which "
+                    + ("is not a parameter" if len(strays) == 1 else "are not parameters"),
+                )
+        if target == "trino" and kind == "query" and return_type is not None:
+            return Transpiled(None, "Trino would reject it: Queries are not allowed in functions")
+        if target == "trino" and kind == "expression" and return_type is not None:
+            from translator.dialects.trino.routines import trino_objection
 
-        types = parameter_types or {}
-        params = [(p, types[p]) for p in parameters if p in types]
-        # Every name Trino's analyzer would look up (no column with a table part), so that it
-        # need not look again where they are all parameters or lambda variables.
-        names = None if qualified else set(columns) - lambda_vars
-        objection = trino_objection(name, params, return_type, sql, back, names)
-        if objection is not None:
-            return Transpiled(None, objection)
-    missing, user = _function_availability(tokens, source, target)
-    if missing:
-        return Transpiled(
-            None,
-            f"{target} has no built-in {', '.join(missing)} (sqlglot passed "
-            f"{'it' if len(missing) == 1 else 'them'} through from {source})",
-        )
-    if user:
-        notes = (
-            f"calls {', '.join(user)}, which {target} must also have (not a built-in of "
-            "either engine: a user-defined function?)",
-        )
-        return Transpiled(sql, notes=notes)
-    return Transpiled(sql)
+            types = parameter_types or {}
+            params = [(p, types[p]) for p in parameters if p in types]
+            # Every name Trino's analyzer would look up (no column with a table part), so that it
+            # need not look again where they are all parameters or lambda variables.
+            names = None if qualified else set(columns) - lambda_vars
+            objection = trino_objection(name, params, return_type, sql, back, names)
+            if objection is not None:
+                return Transpiled(None, objection)
+        missing, user = _function_availability(tokens, source, target)
+        if missing:
+            return Transpiled(
+                None,
+                f"{target} has no built-in {', '.join(missing)} (sqlglot passed "
+                f"{'it' if len(missing) == 1 else 'them'} through from {source})",
+            )
+        if user:
+            notes = (
+                f"calls {', '.join(user)}, which {target} must also have (not a built-in of "
+                "either engine: a user-defined function?)",
+            )
+            return Transpiled(sql, notes=notes)
+        return Transpiled(sql)
+    finally:
+        unlink(back)  # the parse back is this call's alone: freed without the collector
 
 
 @cache

