@@ -13,8 +13,9 @@ repetition runs, in this order:
   pure-Python sqlglot (the plain install) and, where installed, with sqlglotc.
 
 Each figure is the wall time of the processes, start-up and imports included (and, beside it,
-their CPU time, which a loaded host distorts less; the wall time includes waiting for fsync); the
-ratio is taken within a repetition, the range over repetitions. Prints one JSON document.
+their CPU time, which a loaded host distorts less, and the kernel's share of it; the wall time
+includes waiting for fsync); the ratio is taken within a repetition, the range over repetitions.
+Each repetition migrates into a folder of its own. Prints one JSON document.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -63,20 +63,21 @@ _baseline([tuple(b) for b in json.load(open(sys.argv[1], encoding="utf-8"))])
 """
 
 
-def _cpu() -> float:
+def _cpu() -> tuple[float, float]:
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+    return r.ru_utime, r.ru_stime
 
 
 def _timed(cmd: list[str], run: dict[str, float], key: str, report: Path | None = None) -> None:
-    """Add the wall time of ``cmd`` to ``run[key]`` and its CPU time to ``run[key + "_cpu"]``.
+    """Add the wall time of ``cmd`` to ``run[key]``, its CPU time to ``run[key + "_cpu"]`` and
+    of that the kernel's (system time: file creates, syncs) to ``run[key + "_sys"]``.
 
     A migration exits 1 when some statements failed (the corpus has Trino bodies that Trino's
     routine rules refuse, issue 13): that is its result, counted in ``run[key + "_failed"]``
     from the report; any other failure stops the benchmark."""
-    t0, c0 = time.perf_counter(), _cpu()
+    t0, (u0, s0) = time.perf_counter(), _cpu()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
-    elapsed, cpu = time.perf_counter() - t0, _cpu() - c0
+    (u1, s1), elapsed = _cpu(), time.perf_counter() - t0
     failed = 0
     if proc.returncode == 1 and report is not None and report.exists():
         failed = json.loads(report.read_text("utf-8"))["summary"]["failed"]
@@ -85,7 +86,8 @@ def _timed(cmd: list[str], run: dict[str, float], key: str, report: Path | None 
         raise SystemExit(f"{cmd[3:8]} failed ({proc.returncode})")
     run[key + "_failed"] = run.get(key + "_failed", 0) + failed
     run[key] = run.get(key, 0.0) + elapsed
-    run[key + "_cpu"] = run.get(key + "_cpu", 0.0) + cpu
+    run[key + "_cpu"] = run.get(key + "_cpu", 0.0) + (u1 - u0) + (s1 - s0)
+    run[key + "_sys"] = run.get(key + "_sys", 0.0) + (s1 - s0)
 
 
 def main() -> None:
@@ -112,14 +114,16 @@ def main() -> None:
                 (src / s.name).write_text(s.text, encoding="utf-8")
             (base / f"{dialect}.bodies.json").write_text(json.dumps(_bodies(mine)), "utf-8")
         py, script = sys.executable, _console_script()
-        for _ in range(args.repeat):
+        for rep in range(args.repeat):
             run: dict[str, float] = {}
             for dialect in ("spark", "trino"):
                 bodies = str(base / f"{dialect}.bodies.json")
                 _timed([py, "-c", _SQLGLOT, bodies], run, "sqlglot")
             for build in builds:
-                wh = base / f"wh-{build}"
-                shutil.rmtree(wh, ignore_errors=True)
+                # A new folder each time, the old ones removed only at the end: on ext4 without
+                # a journal (this host), creating a file right after thousands were deleted scans
+                # past every recently deleted inode, which a first migration does not pay.
+                wh = base / f"wh-{build}-{rep}"
                 for dialect in ("spark", "trino"):
                     cmd = [py, "-c", _MIGRATE, build, script, "migrate", "--dialect", dialect]
                     cmd += [str(base / "src" / dialect), "--warehouse", str(wh)]
@@ -127,7 +131,7 @@ def main() -> None:
                     cmd += ["--report-json", str(report)]
                     _timed(cmd, run, build, report)
             runs.append(run)
-        functions = sum(1 for p in (base / "wh-pure").rglob("*.metadata.json"))
+        functions = sum(1 for p in (base / "wh-pure-0").rglob("*.metadata.json"))
     json.dump(
         {
             "statements": sum(s.statements for s in scripts),

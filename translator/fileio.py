@@ -57,13 +57,16 @@ def inside(folder: Path, path: Path) -> bool:
 
 def _any_link(head: str, parts: list[str]) -> bool:
     """Whether ``head + parts[0]``, ``head + parts[0]/parts[1]``, ... has a symbolic link (an
-    entry that cannot be read counts as none, as :func:`os.path.realpath` counts it)."""
+    entry that cannot be read counts as none, as :func:`os.path.realpath` counts it; below a
+    missing one there is nothing to ask)."""
     here = head
     for part in parts:
         here += part
         try:
             if stat.S_ISLNK(os.lstat(here).st_mode):
                 return True
+        except FileNotFoundError:
+            return False  # nor can anything below it exist (a new function's folders)
         except OSError:
             pass
         here += "/"

@@ -233,8 +233,11 @@ class LocalStore:
             return
         try:
             path = self._write_path(f".locks/{name}.lock")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            except FileNotFoundError:  # the first lock of this namespace
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError:
             yield False
             return
@@ -304,7 +307,8 @@ def _make_dirs_durably(folder: Path) -> None:
         if here.parent == here:
             break
         here = here.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    for new in reversed(missing):  # top down: each mkdir once
+        new.mkdir(exist_ok=True)
     for new in reversed(missing):
         _fsync_dir(new.parent)
 
