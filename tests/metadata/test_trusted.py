@@ -130,3 +130,42 @@ def test_a_statement_with_every_optional_field() -> None:
         assert type(d) is Definition
         assert_same(d, Definition.model_validate(d.model_dump(exclude_unset=True)))
     assert_same(meta, UdfMetadata.model_validate(meta.model_dump(exclude_unset=True)))
+
+
+def test_trusted_refuses_a_default_factory() -> None:
+    """A field with a default factory would get one object shared by every model made from the
+    class's template: refused when the template is made."""
+    from pydantic import Field
+
+    class WithList(BaseModel):
+        items: list[int] = Field(default_factory=list)
+
+    with pytest.raises(TypeError, match="default factories"):
+        trusted(WithList, {})
+
+
+def test_log_entries_and_references_are_the_validators() -> None:
+    """append_log_entry and new_ref make their models with ``trusted``: the same as validated."""
+    from translator.metadata.model import DefinitionLogEntry, DefinitionVersionRef
+    from translator.metadata.sharing import new_ref
+
+    assert_same(
+        new_ref("int", 3),
+        DefinitionVersionRef.model_validate({"definition-id": "int", "version-id": 3}, strict=True),
+    )
+    meta = compile_script("CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 1", "spark")
+    meta = (
+        compile_script(
+            "CREATE OR REPLACE FUNCTION f(x INT) RETURNS INT RETURN x + 2",
+            "spark",
+            into=meta.raise_for_errors().metadata,
+        )
+        .raise_for_errors()
+        .metadata
+    )
+    assert meta is not None
+    for entry in meta.definition_log:
+        assert_same(
+            entry,
+            DefinitionLogEntry.model_validate(entry.model_dump(by_alias=True), strict=True),
+        )

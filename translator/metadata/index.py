@@ -40,6 +40,7 @@ from translator.metadata.model import (
     DefinitionLogEntry,
     DefinitionVersionRef,
     UdfMetadata,
+    trusted,
 )
 from translator.metadata.sharing import log_references, new_ref, same_order
 
@@ -55,6 +56,10 @@ __all__ = [
 
 #: At most this many indexes are kept (the oldest goes first); each dies with its metadata.
 KEPT = 64
+
+#: Reading this many definitions or more for a log entry pauses the collector
+#: (:func:`~translator.collector.bulk_allocation`); below it the pause costs more than it saves.
+_PAUSE_FROM = 1000
 
 #: Added ids kept apart from the shared first-positions dict until there are this many (or an
 #: eighth of the definitions): then one dict is made of both.
@@ -141,10 +146,13 @@ def append_log_entry(meta: UdfMetadata, ts: int, index: DefinitionIndex | None =
         refs = index.next_refs()
     else:
         last = meta.definition_log[-1].definition_versions if meta.definition_log else []
-        with bulk_allocation():
+        if len(meta.definitions) < _PAUSE_FROM:
             refs = log_references(meta.definitions, last)
+        else:
+            with bulk_allocation():
+                refs = log_references(meta.definitions, last)
     entry = (
-        DefinitionLogEntry.model_construct(timestamp_ms=ts, definition_versions=refs)
+        trusted(DefinitionLogEntry, {"timestamp_ms": ts, "definition_versions": refs})
         if type(ts) is int
         else DefinitionLogEntry(timestamp_ms=ts, definition_versions=refs)
     )

@@ -71,6 +71,9 @@ def trusted(cls: type[_M], values: dict[str, Any]) -> _M:
     """
     template = _TEMPLATES.get(cls)
     if template is None:
+        made = [n for n, f in cls.model_fields.items() if f.default_factory is not None]
+        if made:  # a template's default would be one object shared by every model made here
+            raise TypeError(f"{cls.__name__}: trusted() takes no default factories ({made})")
         template = {
             name: _UNSET if f.is_required() else f.get_default(call_default_factory=True)
             for name, f in cls.model_fields.items()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from operator import attrgetter, ne
 
-from translator.metadata.model import Definition, DefinitionVersionRef
+from translator.metadata.model import Definition, DefinitionVersionRef, trusted
 
 __all__ = ["log_references", "new_ref", "same_order"]
 
@@ -104,7 +104,7 @@ def new_ref(did: str, vid: int) -> DefinitionVersionRef:
     """A reference; checked by pydantic unless of the exact types (a model's fields may hold
     others: assignment is not validated)."""
     if type(did) is str and type(vid) is int:
-        return DefinitionVersionRef.model_construct(definition_id=did, version_id=vid)
+        return trusted(DefinitionVersionRef, {"definition_id": did, "version_id": vid})
     return DefinitionVersionRef(definition_id=did, version_id=vid)
 
 
