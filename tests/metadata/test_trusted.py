@@ -18,33 +18,11 @@ from pydantic import BaseModel, ValidationError
 import translator.compile as compile_module
 from benchmarks.corpus import generate
 from tests.conftest import FIXTURES
+from tests.model_equality import assert_same
 from translator.api import compile_script
 from translator.compile import Context, sql_representation
 from translator.metadata import Definition, Parameter, SqlRepresentation, UdfMetadata
 from translator.metadata.model import DefinitionVersion, trusted
-
-
-def assert_same(a: Any, b: Any, path: str = "$") -> None:
-    """``a`` and ``b`` hold equal values of the same types, models with the same fields set,
-    extras and private state, fields in the same order."""
-    assert type(a) is type(b), f"{path}: {type(a).__name__} != {type(b).__name__}"
-    if isinstance(a, BaseModel):
-        assert list(a.__dict__) == list(b.__dict__), path
-        assert a.model_fields_set == b.model_fields_set, path
-        assert a.__pydantic_extra__ == b.__pydantic_extra__, path
-        assert a.__pydantic_private__ == b.__pydantic_private__, path
-        for k in a.__dict__:
-            assert_same(a.__dict__[k], b.__dict__[k], f"{path}.{k}")
-    elif isinstance(a, dict):
-        assert list(a) == list(b), path
-        for k in a:
-            assert_same(a[k], b[k], f"{path}.{k}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), path
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            assert_same(x, y, f"{path}[{i}]")
-    else:
-        assert a == b, path
 
 
 def _validating(cls: type[BaseModel], values: dict[str, Any]) -> BaseModel:

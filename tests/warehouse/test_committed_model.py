@@ -5,41 +5,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel
 
 from benchmarks.corpus import generate
+from tests.model_equality import assert_same
 from tests.warehouse.helpers import put_file, warehouse
 from translator.compile import CompileOptions
 from translator.metadata import read_metadata_file
 from translator.warehouse import FunctionNotFoundError, Warehouse
 
 
-def _same(a: Any, b: Any, where: str = "$") -> None:
-    """``a`` and ``b`` alike in values, types, key order, set fields and unknown keys."""
-    assert type(a) is type(b), f"{where}: {type(a).__name__} vs {type(b).__name__}"
-    if isinstance(a, BaseModel):
-        assert a.model_fields_set == b.model_fields_set, where
-        assert a.__pydantic_private__ == b.__pydantic_private__, where
-        _same(a.__dict__, b.__dict__, where)
-        _same(a.__pydantic_extra__, b.__pydantic_extra__, f"{where}(extra)")
-    elif isinstance(a, dict):
-        assert list(a) == list(b), where
-        for key in a:
-            _same(a[key], b[key], f"{where}.{key}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            _same(x, y, f"{where}[{i}]")
-    else:
-        assert a == b, where
-
-
 def _cached_equals_read(wh: Warehouse, root: Path, name: str) -> None:
     cached = wh.load(name, copy=False)
     assert wh.cache is not None and wh.cache.hits > 0
-    _same(cached.metadata, read_metadata_file(root / cached.path))
+    assert_same(cached.metadata, read_metadata_file(root / cached.path))
 
 
 _UNKNOWN = {
