@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 import sqlglot
@@ -70,3 +71,30 @@ def test_the_shortcut_answers_as_the_long_way(
     short = body_problem(text, kind, dialect, ast)
     monkeypatch.setattr(body_checks, "_plain_pattern", lambda lex: re.compile(r"(?!)"))
     assert body_problem(text, kind, dialect, ast) == short
+
+
+@pytest.mark.parametrize("dialect", ["spark", "trino"])
+@pytest.mark.parametrize("text", ["/* c */", "/* a */ /* b */\n", "/**/ "])
+def test_a_body_of_only_comments_is_empty(dialect: str, text: str) -> None:
+    """A stored body holding only comments is refused as empty (it was an internal error: the
+    shape check read the last of no words)."""
+    assert body_problem(text, "expression", dialect) == "the body is empty (it holds only comments)"
+
+
+def test_validate_refuses_a_stored_body_of_only_comments(tmp_path: Any) -> None:
+    """The metadata path (validate, emit) reports it as the file's problem, exit 1."""
+    import json
+
+    from tests.hardening_cli import run_cli
+    from translator.api import compile_script
+
+    meta = compile_script("CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 1", "spark")
+    doc = json.loads(meta.raise_for_errors().dump())
+    doc["definitions"][0]["versions"][0]["representations"][0]["sql"] = "/* c */"
+    path = tmp_path / "f.metadata.json"
+    path.write_text(json.dumps(doc))
+    code, out, err = run_cli("validate", str(path))
+    assert code == 1, err
+    assert "the body is empty (it holds only comments)" in out
+    code, _, err = run_cli("emit", "--dialect", "spark", "--name", "f", str(path))
+    assert code == 1 and "the body is empty (it holds only comments)" in err, err

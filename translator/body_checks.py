@@ -169,6 +169,8 @@ def _shape_problem(tokens: list[Any]) -> str | None:
     """A body sqlglot could not parse: brackets closing in order, nothing left dangling."""
     open_: list[str] = []
     words = [t for t in tokens if t.kind not in ("space", "comment", "invisible")]
+    if not words:
+        return "the body is empty (it holds only comments)"
     for tok in words:
         if tok.kind != "punct":
             continue
