@@ -11,7 +11,7 @@ from pathlib import Path
 
 from translator.errors import TranslatorError
 
-__all__ = ["atomic_write", "child_path", "inside", "name_part_problem"]
+__all__ = ["atomic_write", "child_path", "fsync_folder", "inside", "name_part_problem"]
 
 #: What a name that becomes one path component cannot hold: separators and control characters.
 _BAD_NAME_CHARS = re.compile(r"[/\\\x00-\x1f\x7f\ud800-\udfff]")
@@ -85,8 +85,25 @@ def child_path(folder: Path, name: str, suffix: str = "") -> Path:
     return path
 
 
+def fsync_folder(path: Path) -> None:
+    """Make ``path``'s entries durable: a file's fsync does not make its name in its folder
+    durable, so after a rename or a new link the folder is synced too (best effort: not every
+    platform lets a folder be opened and synced)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, fsync it, rename it over ``path``.
+    """Write ``text`` to a temporary file beside ``path``, fsync it, rename it over ``path``,
+    and sync the folder, so that after a power cut the name holds the old text or the new one.
 
     A file system's refusal (a folder in the way, no permission, a full disk) is a
     :class:`TranslatorError` naming the path, and leaves no temporary file behind.
@@ -109,3 +126,4 @@ def atomic_write(path: Path, text: str) -> None:
         if isinstance(e, OSError):
             raise TranslatorError(f"cannot write {path}: {e.strerror or e}") from None
         raise
+    fsync_folder(path.parent)

@@ -86,13 +86,13 @@ def test_new_folders_are_made_durable_in_their_parents(
     from translator.warehouse import store as store_module
 
     synced: list[Path] = []
-    real = store_module._fsync_dir
+    real = store_module.fsync_folder
 
     def record(path: Path) -> None:
         synced.append(path)
         real(path)
 
-    monkeypatch.setattr(store_module, "_fsync_dir", record)
+    monkeypatch.setattr(store_module, "fsync_folder", record)
     local = store_module.LocalStore(tmp_path)
     local.create_exclusive("ns/f/metadata/00000-a.metadata.json", b"{}", make_dirs=True)
     for folder in ("ns", "ns/f", "ns/f/metadata"):

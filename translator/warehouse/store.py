@@ -35,7 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from translator.fileio import inside
+from translator.fileio import fsync_folder, inside
 from translator.redact import mask_secrets, url_secrets
 from translator.warehouse.errors import UnsupportedStorageError, WarehouseError
 
@@ -191,7 +191,7 @@ class LocalStore:
                 raise
         finally:
             tmp.unlink(missing_ok=True)
-        _fsync_dir(target.parent)
+        fsync_folder(target.parent)
 
     def link_exclusive(self, src: str, dst: str) -> None:
         """Give the durable file ``src`` a second name ``dst``, created if absent (as
@@ -206,7 +206,7 @@ class LocalStore:
                     raise
                 _make_dirs_durably(target.parent)
                 os.link(source, target)
-        _fsync_dir(target.parent)
+        fsync_folder(target.parent)
 
     def remove(self, rel: str) -> None:
         path = self._write_path(rel)
@@ -218,8 +218,8 @@ class LocalStore:
         with _refusals(target):
             _make_dirs_durably(target.parent)
             os.rename(source, target)
-        _fsync_dir(target.parent)
-        _fsync_dir(source.parent)
+        fsync_folder(target.parent)
+        fsync_folder(source.parent)
 
     @contextlib.contextmanager
     def lock(self, name: str, timeout_s: float) -> Iterator[bool]:
@@ -310,21 +310,7 @@ def _make_dirs_durably(folder: Path) -> None:
     for new in reversed(missing):  # top down: each mkdir once
         new.mkdir(exist_ok=True)
     for new in reversed(missing):
-        _fsync_dir(new.parent)
-
-
-def _fsync_dir(path: Path) -> None:
-    """Make the new directory entry durable (best effort: not every platform allows it)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        fsync_folder(new.parent)
 
 
 class FsspecStore:
