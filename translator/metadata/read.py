@@ -100,6 +100,8 @@ def _decode(text: str, where: str) -> object:
 
 #: The deepest nesting of objects and arrays a metadata document may have: deeper, the checks,
 #: the models and the writer, which recurse once per level, would run out of Python's stack.
+#: The deepest type there is (:data:`translator.types.MAX_TYPE_NESTING` structs in structs,
+#: three levels each, in a parameter five levels down) fits.
 MAX_JSON_DEPTH = 256
 
 
