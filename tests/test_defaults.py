@@ -69,3 +69,14 @@ def test_a_hostile_default_in_the_properties_is_refused_at_emit() -> None:
     meta.properties = props
     with pytest.raises(BodyError, match="DEFAULT in property"):
         emit_ddl(meta, "spark", ("f",))
+
+
+@pytest.mark.parametrize("field", ["`a b`", "`a,b`", "`a:b`"])
+def test_a_signature_no_definition_id_can_spell_is_refused_with_defaults_too(field: str) -> None:
+    """A struct field name the definition-id cannot hold is refused as a positioned error; with
+    a DEFAULT, the shortened forms' id was spelled first and its TypeParseError escaped (the
+    command's internal error)."""
+    sql = f"CREATE FUNCTION f(y INT DEFAULT 1, x STRUCT<{field}:INT> DEFAULT NULL) RETURNS INT "
+    (error,) = compile_script(sql + "RETURN y", "spark").errors
+    assert "would make the definition-id ambiguous" in str(error)
+    assert error.position is not None and (error.position.line, error.position.column) == (1, 1)

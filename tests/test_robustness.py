@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,7 @@ from tests.metadata.test_validation import _document_with
 from tests.test_types import TYPES
 from translator.api import compile_script
 from translator.emit import emit_ddl
-from translator.errors import MetadataError, TranslatorError
+from translator.errors import MetadataError, TranslatorError, UnsupportedError
 from translator.metadata import dump_metadata, load_metadata
 from translator.types import IcebergType
 
@@ -164,3 +165,21 @@ def test_compile_of_any_script_reports_its_errors_and_never_raises(script: tuple
     for e in result.errors:
         assert isinstance(e, TranslatorError)
         assert e.position is None or 1 <= e.position.line <= text.count("\n") + 1
+
+
+@pytest.mark.parametrize("depth", [65, 400])
+@pytest.mark.parametrize(
+    ("dialect", "opener", "closer", "leaf"),
+    [("spark", "ARRAY<", ">", "INT"), ("trino", "array(", ")", "integer")],
+)
+def test_a_parameter_type_nested_too_deeply_is_a_positioned_error(
+    dialect: str, opener: str, closer: str, leaf: str, depth: int
+) -> None:
+    """400 nested arrays parsed, and the definition-id's str() then ran out of Python's stack
+    (a RecursionError out of compile_script; the command's internal error)."""
+    sql = f"CREATE FUNCTION f(x {opener * depth}{leaf}{closer * depth}) RETURNS {leaf} RETURN 1"
+    (error,) = compile_script(sql, dialect).errors
+    assert isinstance(error, UnsupportedError)
+    assert "the type nests more than 64 lists, maps and structs deep" in str(error)
+    assert error.position is not None
+    assert error.position.column == len("CREATE FUNCTION f(x ") + 1 + len(opener) * (depth - 65)

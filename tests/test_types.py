@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from translator.types import (
     EDGE_ALGORITHMS,
+    MAX_TYPE_NESTING,
     PRIMITIVE_NAMES,
     DecimalType,
     FixedType,
@@ -517,3 +518,31 @@ class _IdReader:
 @given(st.lists(TYPES, max_size=4))
 def test_a_definition_id_reads_back_as_its_signature(types: list[IcebergType]) -> None:
     assert _IdReader(definition_id(types)).signature() == types
+
+
+def _nested(kind: str, depth: int) -> IcebergType:
+    t: IcebergType = PrimitiveType("int")
+    for _ in range(depth):
+        if kind == "list":
+            t = ListType(t)
+        elif kind == "map":
+            t = MapType(PrimitiveType("string"), t)
+        else:
+            t = StructType([StructField("a", t)])
+    return t
+
+
+@pytest.mark.parametrize("kind", ["list", "map", "struct"])
+def test_a_type_nests_at_most_max_type_nesting_deep(kind: str) -> None:
+    """Every walk over a type recurses per level: a type hundreds of levels deep made the
+    definition-id's str() run out of Python's stack. The limit is the type's own rule, so a
+    front end and a metadata file meet it alike (the JSON form is refused at its path)."""
+    deepest = _nested(kind, MAX_TYPE_NESTING)
+    assert parse_type_json(type_to_json(deepest)) == deepest
+    assert definition_id([deepest]).count("<") == MAX_TYPE_NESTING
+    with pytest.raises(TypeParseError, match=f"nests more than {MAX_TYPE_NESTING} lists"):
+        _nested(kind, MAX_TYPE_NESTING + 1)
+    wrapped = {"type": "list", "element": type_to_json(deepest)}
+    with pytest.raises(TypeParseError) as info:
+        parse_type_json({"type": "list", "element": wrapped})
+    assert info.value.path == ".element"

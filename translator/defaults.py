@@ -34,7 +34,7 @@ from translator.errors import Diagnostic
 from translator.ir import Body, CreateFunction, DropFunction, Parameter, SkippedStatement, Statement
 from translator.names import format_name
 from translator.sqltrees import breadth_first, copy_tree
-from translator.types import definition_id
+from translator.types import TypeParseError, definition_id
 
 __all__ = [
     "DEFAULT_FORM",
@@ -60,7 +60,10 @@ def expand_defaults(
     first = next((i for i, p in enumerate(stmt.parameters) if p.default is not None), None)
     if first is None:
         return [stmt], []
-    full_id = definition_id(stmt.parameter_types)
+    try:
+        full_id = definition_id(stmt.parameter_types)
+    except TypeParseError:  # merge refuses the statement, saying why, at its position
+        return [stmt], []
     if stmt.body.ast is None or stmt.body.kind == "compound":
         return [stmt], [
             Diagnostic(

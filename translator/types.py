@@ -18,6 +18,7 @@ from typing import Any, TypeAlias
 
 __all__ = [
     "EDGE_ALGORITHMS",
+    "MAX_TYPE_NESTING",
     "PRIMITIVE_NAMES",
     "DecimalType",
     "FixedType",
@@ -167,9 +168,30 @@ def _check_crs(value: str | None) -> None:
         )
 
 
+#: How many lists, maps and structs a type may nest. Every walk over a type (its string, its
+#: JSON, each engine's spelling, the checks) recurses at least once per level: the limit keeps
+#: them far from Python's stack limit wherever they run, and is deeper than any real schema.
+MAX_TYPE_NESTING = 64
+
+
+def _nesting(*children: IcebergType) -> int:
+    """The nesting of a list, map or struct of ``children``; raises past the limit."""
+    depth = 1 + max((getattr(c, "nesting", 0) for c in children), default=0)
+    if depth > MAX_TYPE_NESTING:
+        raise TypeParseError(
+            f"the type nests more than {MAX_TYPE_NESTING} lists, maps and structs deep"
+        )
+    return depth
+
+
 @dataclass(frozen=True, slots=True)
 class ListType(IcebergType):
     element: IcebergType
+    #: Lists, maps and structs in this one, itself included (see :data:`MAX_TYPE_NESTING`).
+    nesting: int = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nesting", _nesting(self.element))
 
     def __str__(self) -> str:
         return f"list<{self.element}>"
@@ -179,6 +201,10 @@ class ListType(IcebergType):
 class MapType(IcebergType):
     key: IcebergType
     value: IcebergType
+    nesting: int = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nesting", _nesting(self.key, self.value))
 
     def __str__(self) -> str:
         return f"map<{self.key},{self.value}>"
@@ -196,9 +222,11 @@ class StructField:
 @dataclass(frozen=True, slots=True)
 class StructType(IcebergType):
     fields: tuple[StructField, ...]
+    nesting: int = field(init=False, repr=False, compare=False, hash=False)
 
     def __init__(self, fields: Iterable[StructField]) -> None:
         object.__setattr__(self, "fields", tuple(fields))
+        object.__setattr__(self, "nesting", _nesting(*(f.type for f in self.fields)))
         seen: set[str] = set()
         for f in self.fields:
             if not f.name:

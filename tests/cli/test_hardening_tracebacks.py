@@ -106,3 +106,17 @@ def test_tracebacks_a_lone_surrogate_in_a_doc(tmp_path: Path) -> None:
         *run_cli("apply", "--warehouse", str(tmp_path / "wh"), "--dialect", "spark", str(sql)),
         "surrogate",
     )
+
+
+def test_tracebacks_metadata_nested_hundreds_of_levels_deep(tmp_path: Path) -> None:
+    """An unknown field of 600 nested objects ended validate and emit in an internal error
+    (the reader's walks ran out of Python's stack); it is a problem at its JSON path."""
+    sql = tmp_path / "f.sql"
+    sql.write_text("CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 1;\n")
+    meta = tmp_path / "f.metadata.json"
+    assert run_cli("compile", "--dialect", "spark", "-o", str(meta), str(sql))[0] == 0
+    text = meta.read_text()
+    meta.write_text(text[: text.rindex("}")] + ', "zz": ' + '{"a": ' * 600 + "1" + "}" * 601)
+    for argv in (("validate",), ("emit", "--dialect", "trino", "--name", "f")):
+        _refused(*run_cli(*argv, str(meta)), "$.zz.a.a.a")
+        _refused(*run_cli(*argv, str(meta)), "nested more than 256 objects and arrays deep")

@@ -19,6 +19,7 @@ from translator.metadata import (
     load_metadata,
     validate_metadata,
 )
+from translator.metadata.read import MAX_JSON_DEPTH
 from translator.types import IcebergType, definition_id, type_to_json
 
 INVALID = FIXTURES / "metadata" / "invalid"
@@ -239,3 +240,27 @@ def test_a_shape_problem_the_checks_missed_is_still_reported_by_path(
         "$.definitions[0].versions[1].version-id",
         "$.definitions[1].versions[0].representations[0].sql",
     ]
+
+
+def _nested(depth: int, where: str) -> str:
+    """``_base()`` with ``depth`` objects nested in the unknown field ``zz`` at ``where``."""
+    doc = _base()
+    holder = doc if where == "top" else doc["definitions"][1]["parameters"][0]
+    holder["zz"] = "HOLE"
+    return json.dumps(doc).replace('"HOLE"', '{"a": ' * depth + "1" + "}" * depth)
+
+
+@pytest.mark.parametrize("where", ["top", "parameter"])
+def test_a_document_nested_too_deeply_is_refused_by_path(where: str) -> None:
+    """A few hundred nested objects in an unknown field made the reader's own walks run out of
+    Python's stack (a RecursionError, where every bad document is a MetadataError); the
+    deepest nesting that is read is still written back as it was."""
+    prefix = 1 if where == "top" else 5  # the document; or it, definitions, one, parameters, one
+    most = MAX_JSON_DEPTH - prefix
+    text = _nested(most, where)
+    assert json.loads(dump_metadata(load_metadata(text))) == json.loads(text)
+    for depth in (most + 1, 600):
+        ((path, message),) = _problems(_nested(depth, where))
+        start = "$" if where == "top" else "$.definitions[1].parameters[0]"
+        assert path == start + ".zz" + ".a" * (MAX_JSON_DEPTH - prefix), path
+        assert message == f"nested more than {MAX_JSON_DEPTH} objects and arrays deep"

@@ -98,6 +98,39 @@ def _decode(text: str, where: str) -> object:
         raise MetadataError(f"{where}not valid JSON", problems=[("$", str(e))]) from None
 
 
+#: The deepest nesting of objects and arrays a metadata document may have: deeper, the checks,
+#: the models and the writer, which recurse once per level, would run out of Python's stack.
+#: The deepest type there is (:data:`translator.types.MAX_TYPE_NESTING` structs in structs,
+#: three levels each, in a parameter five levels down) fits.
+MAX_JSON_DEPTH = 256
+
+
+def _too_deep(value: object) -> list[Problem]:
+    """The first object or array nested more than :data:`MAX_JSON_DEPTH` levels deep, found
+    without recursing (which is what such a document would break). Levels are counted without
+    paths, which are written only for a document that is too deep."""
+    level: list[Any] = [value] if isinstance(value, dict | list) else []
+    for _ in range(MAX_JSON_DEPTH):
+        level = [
+            child
+            for node in level
+            for child in (node.values() if isinstance(node, dict) else node)
+            if isinstance(child, dict | list)
+        ]
+        if not level:
+            return []
+    stack: list[tuple[object, int, str]] = [(value, 1, "$")]
+    while stack:
+        node, depth, path = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            return [Problem(path, f"nested more than {MAX_JSON_DEPTH} objects and arrays deep")]
+        if isinstance(node, dict):
+            stack += ((v, depth + 1, key_path(path, k)) for k, v in reversed(node.items()))
+        elif isinstance(node, list):
+            stack += ((v, depth + 1, f"{path}[{i}]") for i, v in reversed(list(enumerate(node))))
+    return []  # pragma: no cover - the levels above found one
+
+
 def _plain(value: object) -> object:
     """Drop the duplicate-key marker class so the models see ordinary dicts."""
     if isinstance(value, dict):
@@ -128,11 +161,13 @@ def load_metadata(text: str, *, source: str | None = None) -> UdfMetadata:
     where = f"{source}: " if source else ""
     with bulk_allocation():  # a long history is millions of objects, and no cycles
         raw = _decode(text, where)
-        problems = list(_duplicate_keys(raw)) + validate_metadata(raw)
-        if _SURROGATE_ESCAPE.search(text):
-            problems += _lone_surrogates(raw)
-        document = _plain(raw)
+        problems = _too_deep(raw)  # first: the checks below recurse once per level
         if not problems:
+            problems = list(_duplicate_keys(raw)) + validate_metadata(raw)
+            if _SURROGATE_ESCAPE.search(text):
+                problems += _lone_surrogates(raw)
+        if not problems:
+            document = _plain(raw)
             try:
                 return UdfMetadata.model_validate(document, by_alias=True, by_name=False)
             except ValidationError as e:  # a shape the checks above missed: report, by path

@@ -197,10 +197,18 @@ class Builder(Transformer[Token, Any], Source):
         return children[0].type
 
     def array_type(self, children: list[Any]) -> Typed:
-        return Typed(ListType(children[1].type), token_start(children[0]))
+        start = token_start(children[0])
+        try:
+            return Typed(ListType(children[1].type), start)
+        except TypeParseError as e:  # nested too deeply
+            self.fail(UnsupportedError, e.message, start)
 
     def map_type(self, children: list[Any]) -> Typed:
-        return Typed(MapType(children[1].type, children[2].type), token_start(children[0]))
+        start = token_start(children[0])
+        try:
+            return Typed(MapType(children[1].type, children[2].type), start)
+        except TypeParseError as e:  # nested too deeply
+            self.fail(UnsupportedError, e.message, start)
 
     def struct_type(self, children: list[Any]) -> Typed:
         """Children keep their punctuation (``!`` in the grammar): the last is the ``>``."""

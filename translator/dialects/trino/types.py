@@ -27,6 +27,7 @@ from translator.types import (
     PrimitiveType,
     StructField,
     StructType,
+    TypeParseError,
 )
 
 __all__ = ["iceberg_to_trino_type", "to_iceberg"]
@@ -93,7 +94,10 @@ class _TypeMapper:
             return _SIMPLE_TYPES[t.name]
         handler = _HANDLERS.get(t.name)
         if handler is not None:
-            return handler(self, t)
+            try:
+                return handler(self, t)
+            except TypeParseError as e:  # an array, map or row nested too deeply
+                raise self.unsupported(t, e.message) from None
         if t.name in _NOT_IN_ICEBERG:
             raise self.unsupported(t, f"Trino type {t.text} has no Iceberg equivalent")
         raise self.unsupported(t, f"unknown Trino type {t.text}")

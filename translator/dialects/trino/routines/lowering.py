@@ -61,6 +61,11 @@ from translator.sqltrees import copy_tree
 
 __all__ = ["lower_body"]
 
+#: The lowering budget (:attr:`_Lowering.budget`): statements lowered per character of the
+#: routine's text, plus a floor.
+_STEPS_PER_CHAR = 4
+_STEPS_MIN = 2000
+
 
 def lower_body(routine: s.Routine) -> exp.Expr:
     """The compound body of ``routine`` as one expression, to be written as Spark SQL.
@@ -83,6 +88,11 @@ class _Lowering:
         self.return_type: exp.DataType = self.trino_type(routine.return_type)
         self.trino_type("bigint")  # the type of loop counters (:mod:`.loops`)
         self.unbounded_depth: int = 0
+        #: Statements lowered so far, and how many this body may take: a branch that both
+        #: exits and falls through is lowered twice (see :meth:`join`), so nested ones cost
+        #: twice per level; past a budget linear in the text, the body is refused instead.
+        self.steps = 0
+        self.budget = _STEPS_PER_CHAR * len(routine.text) + _STEPS_MIN
 
     def trino_type(self, text: str) -> exp.DataType:
         t = parse_type(text)
@@ -176,6 +186,9 @@ class _Lowering:
         return self.statement(head, frame, exits, lambda f: self.statements(rest, f, exits, k))
 
     def statement(self, stmt: s.Statement, frame: Frame, exits: Exits, k: Continuation) -> exp.Expr:
+        self.steps += 1
+        if self.steps > self.budget:
+            raise Refused("the body's branches nest too deeply to be lowered to one expression")
         if isinstance(stmt, s.Return):
             return exits.on_return(self.typed_value(stmt.value, frame, self.return_type))
         if isinstance(stmt, s.SetStmt):
