@@ -11,6 +11,7 @@ import sqlglot
 
 from benchmarks.corpus import generate
 from benchmarks.throughput import _bodies
+from tests.sqlglot_samples import expression_classes, parsed_trees
 from translator.sqltrees import breadth_first, depth_first, unlink
 
 _TEXTS = [
@@ -23,16 +24,9 @@ _TEXTS = [
 
 
 def _trees() -> list[sqlglot.exp.Expr]:
-    texts = _TEXTS + [(text, dialect) for text, dialect, _ in _bodies(generate(150, 7))]
-    trees = []
-    for text, dialect in texts:
-        try:
-            tree = sqlglot.parse_one(text, read=dialect)
-        except sqlglot.errors.SqlglotError:
-            continue
-        if tree is not None:
-            trees.append(tree)
-    return trees
+    return parsed_trees(
+        _TEXTS + [(text, dialect) for text, dialect, _ in _bodies(generate(150, 7))]
+    )
 
 
 def test_walks_visit_in_sqlglots_orders() -> None:
@@ -41,17 +35,6 @@ def test_walks_visit_in_sqlglots_orders() -> None:
     for tree in trees:
         assert [id(n) for n in breadth_first(tree)] == [id(n) for n in tree.walk()]
         assert [id(n) for n in depth_first(tree)] == [id(n) for n in tree.walk(bfs=False)]
-
-
-def _node_classes() -> list[type]:
-    """Every sqlglot expression class (what a parse can put in a tree)."""
-    found: list[type] = []
-    todo = [sqlglot.exp.Expr]
-    while todo:
-        cls = todo.pop()
-        found.append(cls)
-        todo += [c for c in cls.__subclasses__() if c not in found and c not in todo]
-    return found
 
 
 def test_by_class_asks_once_per_class() -> None:
@@ -79,7 +62,7 @@ def test_kind_tables_answer_as_isinstance_does() -> None:
     from translator.dialects.trino import bodies as trino_bodies
     from translator.dialects.trino.routines import meaning, reading
 
-    classes = _node_classes()
+    classes = expression_classes()
     assert len(classes) > 500
     for cls in classes:
         scope = sqltrees._SCOPE_KINDS[cls]

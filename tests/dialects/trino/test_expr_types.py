@@ -14,6 +14,7 @@ from sqlglot import exp
 
 from benchmarks.corpus import generate
 from benchmarks.throughput import _bodies
+from tests.sqlglot_samples import expression_classes, parsed_trees
 from translator.dialects.trino.routines import expr_types as et
 from translator.dialects.trino.routines.expr_types import parse_type, type_of
 
@@ -101,15 +102,7 @@ def _trees() -> list[exp.Expr]:
         "coalesce(x, 1) + abs(-y)", "ARRAY[x, y]", "transform(a, v -> v + 1)", "NULL",
         "upper(s) || lower(s)", "CAST(x AS decimal(5,2))", "IF(x > 0, d, 1e3)", "rand() + 1.50",
     ] + [text for text, dialect, _ in _bodies(generate(400, 17)) if dialect == "trino"]  # fmt: skip
-    trees = []
-    for text in texts:
-        try:
-            tree = sqlglot.parse_one(text, read="trino")
-        except sqlglot.errors.SqlglotError:
-            continue
-        if tree is not None:
-            trees.append(tree)
-    return trees
+    return parsed_trees((text, "trino") for text in texts)
 
 
 def test_type_of_derives_what_the_chain_of_tests_derived() -> None:
@@ -122,13 +115,7 @@ def test_type_of_derives_what_the_chain_of_tests_derived() -> None:
 
 
 def test_every_class_gets_the_rule_of_its_first_test() -> None:
-    classes: set[type] = set()
-    todo = [exp.Expr]
-    while todo:
-        cls = todo.pop()
-        if cls not in classes:
-            classes.add(cls)
-            todo.extend(cls.__subclasses__())
+    classes = expression_classes()
     assert len(classes) > 500
     for cls in classes:
         found = et._KINDS[cls]
