@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import get_args
 
 from translator.bodies import transpile_body
 from translator.body_checks import BODY_DIALECTS, body_problem, free_references
@@ -30,7 +31,7 @@ from translator.metadata import (
     UdfMetadata,
 )
 from translator.metadata.index import append_log_entry
-from translator.metadata.model import DefinitionLogEntry, DefinitionVersionRef, trusted
+from translator.metadata.model import trusted
 from translator.names import format_name
 from translator.sqltrees import unlink
 from translator.statement_cache import keeps_parses
@@ -242,8 +243,9 @@ def new_version(
     return DefinitionVersion(**fields)  # type: ignore[arg-type]
 
 
-_NULL_HANDLING = frozenset({"return-null", "call"})
-_FUNCTION_TYPES = frozenset({"udf", "udtf"})
+#: The values the model's literal fields take: a value among them is stored as given.
+_NULL_HANDLING = frozenset(get_args(DefinitionVersion.model_fields["on_null_input"].annotation))
+_FUNCTION_TYPES = frozenset(get_args(Definition.model_fields["function_type"].annotation))
 
 
 def _plain_text(value: object) -> bool:
@@ -303,7 +305,8 @@ def new_metadata(
 ) -> UdfMetadata:
     """A new function's metadata: ``definition`` and the log entry that names it, made without
     the validator when every value is already what it would store
-    (:func:`translator.metadata.model.trusted`)."""
+    (:func:`translator.metadata.model.trusted`; the entry by
+    :func:`~translator.metadata.index.append_log_entry`, which checks its own values)."""
     fields: dict[str, object] = {
         "function_uuid": uuid,
         "format_version": 1,
@@ -315,23 +318,15 @@ def new_metadata(
     fields["secure"] = False
     if stmt.doc is not None:
         fields["doc"] = stmt.doc
-    if not (
+    plain = (
         type(uuid) is str
-        and type(ts) is int
         and type(definition) is Definition
-        and type(definition.definition_id) is str
-        and type(definition.current_version_id) is int
         and type(props) is dict
         and all(type(k) is str and type(v) is str for k, v in props.items())
         and _plain_text(stmt.doc)
-    ):
-        meta = UdfMetadata(**fields)  # type: ignore[arg-type]
-        append_log_entry(meta, ts)
-        return meta
-    meta = trusted(UdfMetadata, fields)
-    ref = {"definition_id": definition.definition_id, "version_id": definition.current_version_id}
-    entry = {"timestamp_ms": ts, "definition_versions": [trusted(DefinitionVersionRef, ref)]}
-    meta.definition_log.append(trusted(DefinitionLogEntry, entry))  # what append_log_entry makes
+    )
+    meta = trusted(UdfMetadata, fields) if plain else UdfMetadata(**fields)  # type: ignore[arg-type]
+    append_log_entry(meta, ts)  # its entry and reference made without the validator too
     return meta
 
 
