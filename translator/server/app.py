@@ -48,6 +48,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from translator.errors import TranslatorError
+from translator.server.etags import entity_tag, matches, parse_tags
 from translator.server.writes import WriteError, create_function, drop_function
 from translator.warehouse import FunctionNotFoundError, FunctionRef, ResolveOptions, Warehouse
 from translator.warehouse.layout import namespace_folder, namespace_parts
@@ -167,7 +168,8 @@ class _Catalog:
     def function_names(self, folder: str) -> list[str]:
         return [ref.name for ref in self.refs() if ref.namespace == folder]
 
-    def load(self, folder: str, name: str, authenticated: bool) -> bytes:
+    def load(self, folder: str, name: str, authenticated: bool) -> tuple[bytes, str]:
+        """The ``LoadFunctionResponse`` body of the function, and its entity tag."""
         try:
             ref = FunctionRef(folder, name)
         except TranslatorError:  # a name no folder can have: no such function
@@ -191,7 +193,8 @@ class _Catalog:
             )
         # The file exactly as written: it was just parsed and validated, so it is one JSON value.
         location = json.dumps(resolved.location).encode()
-        return b'{"metadata-location":' + location + b',"metadata":' + raw + b"}"
+        body = b'{"metadata-location":' + location + b',"metadata":' + raw + b"}"
+        return body, entity_tag(resolved.location, raw)
 
 
 def _page(request: Request, names: list[str]) -> tuple[list[str], str | None]:
@@ -313,8 +316,8 @@ def _functions(request: Request, catalog: _Catalog) -> Response:
     if request.method == "POST":
         folder = catalog.require_namespace(request.path_params["namespace"])
         ref = create_function(catalog.warehouse, folder, request.state.body)
-        body = catalog.load(folder, ref.name, authenticated=True)
-        return Response(body, media_type="application/json")
+        body, tag = catalog.load(folder, ref.name, authenticated=True)
+        return Response(body, media_type="application/json", headers={"ETag": tag})
     return _list_functions(request, catalog)
 
 
@@ -337,15 +340,28 @@ def _function(request: Request, catalog: _Catalog) -> Response:
     if name not in catalog.function_names(folder):
         raise _Error(404, "NoSuchFunctionException", f"function {name!r} does not exist")
     if request.method == "DELETE":
-        drop_function(catalog.warehouse, FunctionRef(folder, name))
+        if_match = _precondition(request, "If-Match")
+        drop_function(catalog.warehouse, FunctionRef(folder, name), if_match=if_match)
     return Response(status_code=204)
 
 
 def _load_function(request: Request, catalog: _Catalog) -> Response:
     folder = catalog.require_namespace(request.path_params["namespace"])
     token = catalog.settings.bearer_token()
-    body = catalog.load(folder, request.path_params["function"], _authenticated(request, token))
-    return Response(body, media_type="application/json")
+    name = request.path_params["function"]
+    body, tag = catalog.load(folder, name, _authenticated(request, token))
+    held = _precondition(request, "If-None-Match")
+    if held is not None and matches(held, tag, weak=True):  # the client has it already
+        return Response(status_code=304, headers={"ETag": tag})
+    return Response(body, media_type="application/json", headers={"ETag": tag})
+
+
+def _precondition(request: Request, header: str) -> list[str] | None:
+    """The entity tags of a precondition header (:mod:`.etags`), None without one."""
+    try:
+        return parse_tags(request.headers.get(header))
+    except ValueError as e:
+        raise _Error(400, "BadRequestException", f"{header}: {e}") from None
 
 
 def create_app(warehouse: Warehouse, settings: ServerSettings | None = None) -> Starlette:

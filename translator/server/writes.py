@@ -25,13 +25,20 @@ file can hold is lost by a create.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from translator.errors import TranslatorError
 from translator.metadata import UdfMetadata, validate_metadata
 from translator.redact import mask_secrets
+from translator.server.etags import entity_tag, matches
 from translator.types import TypeParseError, definition_id, parse_type_json
-from translator.warehouse import FunctionNotFoundError, FunctionRef
+from translator.warehouse import (
+    FunctionChangedError,
+    FunctionNotFoundError,
+    FunctionRef,
+    Resolved,
+)
 from translator.warehouse.commit import Conflict
 from translator.warehouse.rest_commit import SERVER_ASSIGNED
 
@@ -179,9 +186,27 @@ def create_function(warehouse: Warehouse, namespace: str, body: bytes) -> Functi
     return ref
 
 
-def drop_function(warehouse: Warehouse, ref: FunctionRef) -> None:
-    """Drop ``ref`` through the warehouse (its own retry and tombstone rules); 404 if absent."""
+def drop_function(
+    warehouse: Warehouse, ref: FunctionRef, *, if_match: list[str] | None = None
+) -> None:
+    """Drop ``ref`` through the warehouse (its own retry and tombstone rules); 404 if absent.
+    ``if_match``: the entity tags of an ``If-Match`` header (:mod:`.etags`): drop only while
+    the function is one of them, else 412 (checked again if another writer commits first)."""
+    only_if: Callable[[Resolved], bool] | None = None
+    if if_match is not None:
+        tags, store = if_match, warehouse.store
+
+        def only_if(current: Resolved) -> bool:
+            tag = entity_tag(current.location, store.read_bytes(current.path))
+            return matches(tags, tag, weak=False)
+
     try:
-        warehouse.drop(ref)
+        warehouse.drop(ref, only_if=only_if)
     except FunctionNotFoundError as e:
         raise WriteError(404, "NoSuchFunctionException", e.message) from None
+    except FunctionChangedError:
+        raise WriteError(
+            412,
+            "CommitFailedException",
+            f"{ref} is not the version If-Match names (it changed since it was read); not dropped",
+        ) from None

@@ -17,6 +17,7 @@ from translator.warehouse.commit import Committed, RetryPolicy
 from translator.warehouse.errors import (
     AmbiguousMetadataError,
     CommitConflictError,
+    FunctionChangedError,
     FunctionNotFoundError,
     TimeTravelError,
     UnsupportedStorageError,
@@ -35,6 +36,7 @@ __all__ = [
     "CommitConflictError",
     "Committed",
     "Dropped",
+    "FunctionChangedError",
     "FunctionNotFoundError",
     "FunctionRef",
     "MetadataCache",

@@ -8,6 +8,7 @@ from translator.errors import HistoryError, MetadataError, TranslatorError
 __all__ = [
     "AmbiguousMetadataError",
     "CommitConflictError",
+    "FunctionChangedError",
     "FunctionNotFoundError",
     "HistoryWouldBeLostError",
     "OptionError",
@@ -28,6 +29,13 @@ class FunctionNotFoundError(WarehouseError):
     """No metadata file (or catalog entry) exists for the named function."""
 
     code = "not-found"
+
+
+class FunctionChangedError(WarehouseError):
+    """The function is no longer what the caller's precondition asked for (it changed since the
+    caller read it): the change that depended on it was not made."""
+
+    code = "changed"
 
 
 class CommitConflictError(WarehouseError):

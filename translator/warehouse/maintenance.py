@@ -13,10 +13,12 @@ from translator.history import entry_index, rollback
 from translator.warehouse.commit import Committer, Conflict, RetryPolicy
 from translator.warehouse.errors import (
     CommitConflictError,
+    FunctionChangedError,
     FunctionNotFoundError,
     TimeTravelError,
 )
 from translator.warehouse.layout import FunctionRef
+from translator.warehouse.resolve import Resolved
 from translator.warehouse.results import Dropped, RollbackResult
 
 __all__ = ["drop_function", "rollback_function"]
@@ -57,15 +59,26 @@ def rollback_function(
 
 
 def drop_function(
-    committer: Committer, retry: RetryPolicy, ref: FunctionRef, if_exists: bool
+    committer: Committer,
+    retry: RetryPolicy,
+    ref: FunctionRef,
+    if_exists: bool,
+    only_if: Callable[[Resolved], bool] | None = None,
 ) -> Dropped:
-    """Remove the function (see :meth:`Committer.drop` for where its files go)."""
+    """Remove the function (see :meth:`Committer.drop` for where its files go); with
+    ``only_if``, only while the current metadata passes it (checked on every read, so a writer
+    who commits between the check and the drop makes the drop re-read and check again)."""
     for attempt in range(retry.max_attempts):
         base = committer.base(ref)
         if base is None:
             if if_exists:
                 return Dropped(ref, None)
             raise FunctionNotFoundError(f"function {ref} does not exist in the warehouse")
+        if only_if is not None and not only_if(base):
+            raise FunctionChangedError(
+                f"{ref} changed since it was read (its current metadata is "
+                f"{base.location}); not dropped"
+            )
         try:
             return Dropped(ref, committer.drop(ref, base))
         except Conflict:

@@ -30,6 +30,7 @@ from urllib.parse import quote, unquote, urlsplit
 from translator.errors import MetadataError
 from translator.metadata import UdfMetadata, load_metadata
 from translator.warehouse.errors import (
+    FunctionChangedError,
     FunctionNotFoundError,
     UnsupportedStorageError,
     WarehouseError,
@@ -120,6 +121,9 @@ class LoadedFunction:
     metadata_location: str | None
     text: str
     metadata: UdfMetadata
+    #: The answer's ``ETag`` (quotes included), where the catalog sends one: a later
+    #: dropFunction sends it as ``If-Match`` so that it drops only what was read.
+    etag: str | None = None
 
 
 class RestCatalogClient:
@@ -167,13 +171,24 @@ class RestCatalogClient:
         params: dict[str, str] | None = None,
         body: dict[str, Any] | None = None,
     ) -> tuple[int, str]:
+        r = self._request(method, path, params=params, body=body)
+        return r.status_code, r.text
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, str] | None = None,
+        body: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Any:  # an httpx.Response (httpx is imported only where a REST catalog is used)
         try:
-            r = self._http.request(method, path, params=params, json=body)
+            return self._http.request(method, path, params=params, json=body, headers=headers)
         except self._httpx.HTTPError as e:
             raise RestTransportError(
                 f"{self.address}: cannot reach the catalog: {type(e).__name__}: {e}"
             ) from None
-        return r.status_code, r.text
 
     def _fail(self, path: str, status: int, text: str, method: str = "GET") -> WarehouseError:
         message = ""
@@ -276,12 +291,12 @@ class RestCatalogClient:
     def load_function(self, ref: FunctionRef) -> LoadedFunction:
         self.require(LOAD_FUNCTION)
         path = self._function_path(ref)
-        status, text = self._get(path)
-        if status == 404:
+        r = self._request("GET", path)
+        if r.status_code == 404:
             raise FunctionNotFoundError(f"function {ref} does not exist in {self.address}")
-        if status != 200:
-            raise self._fail(path, status, text)
-        return self._loaded(ref, "loadFunction", text)
+        if r.status_code != 200:
+            raise self._fail(path, r.status_code, r.text)
+        return self._loaded(ref, "loadFunction", r.text, r.headers.get("etag"))
 
     def create_function(self, ref: FunctionRef, request: dict[str, Any]) -> LoadedFunction:
         """createFunction with a ``CreateFunctionRequest``; the function as the catalog made it.
@@ -289,7 +304,8 @@ class RestCatalogClient:
         lost (the function may have been created)."""
         self.require(CREATE_FUNCTION)
         path = self._functions_path(ref.namespace)
-        status, text = self._send("POST", path, body=request)
+        r = self._request("POST", path, body=request)
+        status, text = r.status_code, r.text
         if status == 409:
             raise FunctionExistsError(f"function {ref} already exists in {self.address}")
         if status == 404:
@@ -299,15 +315,23 @@ class RestCatalogClient:
             )
         if status != 200:
             raise self._fail(path, status, text, "POST")
-        return self._loaded(ref, "createFunction", text)
+        return self._loaded(ref, "createFunction", text, r.headers.get("etag"))
 
-    def drop_function(self, ref: FunctionRef) -> None:
-        """dropFunction; :class:`FunctionNotFoundError` on 404."""
+    def drop_function(self, ref: FunctionRef, *, if_match: str | None = None) -> None:
+        """dropFunction; :class:`FunctionNotFoundError` on 404. ``if_match``: the entity tag of
+        the function as read (:attr:`LoadedFunction.etag`), sent as ``If-Match`` so that a
+        catalog that honours it drops only that (412: :class:`FunctionChangedError`)."""
         self.require(DROP_FUNCTION)
         path = self._function_path(ref)
-        status, text = self._send("DELETE", path)
+        headers = {"If-Match": if_match} if if_match is not None else None
+        r = self._request("DELETE", path, headers=headers)
+        status, text = r.status_code, r.text
         if status == 404:
             raise FunctionNotFoundError(f"function {ref} does not exist in {self.address}")
+        if status == 412:
+            raise FunctionChangedError(
+                f"{self.address}: {ref} changed since it was read; the catalog did not drop it"
+            )
         if status not in (200, 204):
             raise self._fail(path, status, text, "DELETE")
 
@@ -328,7 +352,9 @@ class RestCatalogClient:
             return False
         raise self._fail(path, status, text, "HEAD")
 
-    def _loaded(self, ref: FunctionRef, operation: str, text: str) -> LoadedFunction:
+    def _loaded(
+        self, ref: FunctionRef, operation: str, text: str, etag: str | None = None
+    ) -> LoadedFunction:
         """A ``LoadFunctionResult``: the metadata's exact text, parsed and validated."""
         try:
             body = json.loads(text)
@@ -345,7 +371,8 @@ class RestCatalogClient:
             meta = load_metadata(raw, source=location or source)
         except MetadataError as e:
             raise MetadataError(f"{source}: {e.message}", e.problems) from None
-        return LoadedFunction(ref, location if isinstance(location, str) else None, raw, meta)
+        kept = location if isinstance(location, str) else None
+        return LoadedFunction(ref, kept, raw, meta, etag)
 
     def functions(self) -> list[FunctionRef]:
         """Every function of the catalog whose name this tool can hold (see the README)."""

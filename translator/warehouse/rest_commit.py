@@ -13,7 +13,10 @@ The catalog's write endpoints are our reading of apache/iceberg PR #17966 (unmer
   timestamps and definition-log, so the function's history would be gone. With
   ``replace_discarding_history`` the caller accepts that: the function is dropped and created
   again (its versions' bodies are kept, renumbered), and the commit carries a note saying so.
-* **A drop** is ``dropFunction``.
+* **A drop** is ``dropFunction``, with ``If-Match: <the ETag of the read it decided on>``
+  where the catalog sent one (our server honours it: :mod:`translator.server.etags`), so that a
+  function another writer changed meanwhile is not dropped: the apply reads it again and decides
+  again.
 * **Rollback is refused**: it is a change (a new log entry), and re-creating a function to roll
   it back would discard the very history the rollback reads.
 
@@ -32,6 +35,7 @@ from translator.errors import Diagnostic, TranslatorError
 from translator.metadata import UdfMetadata, dump_metadata
 from translator.warehouse.commit import Committed, Conflict
 from translator.warehouse.errors import (
+    FunctionChangedError,
     FunctionNotFoundError,
     HistoryWouldBeLostError,
     UnsupportedStorageError,
@@ -114,6 +118,9 @@ class RestCommitter:
     ) -> None:
         self.client = client
         self.replace_discarding_history = replace_discarding_history
+        #: The metadata location each function was last read at (:meth:`base`) and the entity
+        #: tag it came with, sent as ``If-Match`` when a drop decided on that read.
+        self._etags: dict[FunctionRef, tuple[str, str]] = {}
 
     def allowing(self, replace_discarding_history: bool) -> RestCommitter:
         """This committer, allowed (or not) to drop and re-create a changed function."""
@@ -126,9 +133,23 @@ class RestCommitter:
             return None
         location = loaded.metadata_location or f"{self.client.address}#{ref}"
         name = parse_metadata_name(location.rpartition("/")[2])
+        if loaded.etag is not None:
+            self._etags[ref] = (location, loaded.etag)
+        else:
+            self._etags.pop(ref, None)
         return Resolved(
             ref, location, location, None if name is None else name.version, loaded.metadata
         )
+
+    def _drop(self, ref: FunctionRef, base: Resolved) -> None:
+        """dropFunction of what ``base`` read: with its entity tag where the catalog sent one,
+        so that a function changed meanwhile is not dropped (:class:`Conflict`: decided again
+        on a re-read)."""
+        location, etag = self._etags.get(ref, (None, None))
+        try:
+            self.client.drop_function(ref, if_match=etag if location == base.location else None)
+        except FunctionChangedError as e:
+            raise Conflict(e.message) from None
 
     # -- what may be written -------------------------------------------------------------------
 
@@ -188,7 +209,7 @@ class RestCommitter:
         note = None
         if base is not None:
             with contextlib.suppress(FunctionNotFoundError):  # dropped meanwhile: fine
-                self.client.drop_function(ref)
+                self._drop(ref, base)
             note = Diagnostic(
                 "history-discarded",
                 f"{ref} was dropped and created again in the REST catalog (it has no update): "
@@ -209,7 +230,7 @@ class RestCommitter:
         if DROP_FUNCTION not in self._advertised():
             raise self.refuse(f"drop {ref}")
         try:
-            self.client.drop_function(ref)
+            self._drop(ref, base)
         except FunctionNotFoundError as e:
             raise Conflict(e.message) from None  # gone meanwhile: decided again on a re-read
         except RestTransportError as e:

@@ -23,7 +23,7 @@ import contextlib
 import dataclasses
 import os
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -395,10 +395,20 @@ class Warehouse:
                 self.committer, self.retry, self.context.clock, ref, log_entry, as_of
             )
 
-    def drop(self, name: str | FunctionRef, *, if_exists: bool = False) -> Dropped:
+    def drop(
+        self,
+        name: str | FunctionRef,
+        *,
+        if_exists: bool = False,
+        only_if: Callable[[Resolved], bool] | None = None,
+    ) -> Dropped:
         """Remove the function: without a catalog its folder moves to
         ``<namespace>/.dropped/<name>-<ms>-<id>`` (kept, hidden); with one its row goes; in a REST
-        catalog that advertises it, through ``dropFunction``."""
+        catalog that advertises it, through ``dropFunction``.
+
+        ``only_if``: drop only while the current metadata passes this test (for example
+        ``lambda r: r.location == seen.location``: not if another writer changed the function
+        since the caller read it); :class:`FunctionChangedError` otherwise."""
         ref = self.ref(name)
         with self._locked([ref]):
-            return drop_function(self.committer, self.retry, ref, if_exists)
+            return drop_function(self.committer, self.retry, ref, if_exists, only_if)
