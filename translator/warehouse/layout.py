@@ -32,7 +32,7 @@ import hashlib
 import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from translator.fileio import name_part_problem
 from translator.names import format_name, parse_name
@@ -80,17 +80,24 @@ class FunctionRef:
 
     namespace: str
     name: str
+    #: ``str(self)``, once asked for (a migration asks for each function's a dozen times).
+    _text: str = field(default="", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _check_part("namespace", self.namespace)
-        parts = self.namespace_parts
-        for part in parts:  # each part as the name rule wants it too: ".x" and ".." stay out
-            _check_part("namespace" if len(parts) == 1 else "namespace part", part)
+        if "." in self.namespace or "%" in self.namespace:  # else its one part is itself
+            parts = self.namespace_parts
+            for part in parts:  # each part as the name rule wants it too: ".x", ".." stay out
+                _check_part("namespace" if len(parts) == 1 else "namespace part", part)
         _check_part("function name", self.name)
 
     def __str__(self) -> str:
         """The name as :func:`translator.names.format_name` writes it (``ns."my.fn"``)."""
-        return format_name(self.parts)
+        text = self._text
+        if not text:
+            text = format_name(self.parts)
+            object.__setattr__(self, "_text", text)
+        return text
 
     @classmethod
     def from_parts(
