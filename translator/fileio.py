@@ -11,7 +11,16 @@ from pathlib import Path
 
 from translator.errors import TranslatorError
 
-__all__ = ["atomic_write", "child_path", "fsync_folder", "inside", "name_part_problem"]
+__all__ = [
+    "atomic_write",
+    "child_path",
+    "fsync_folder",
+    "inside",
+    "make_dirs_durably",
+    "name_part_problem",
+    "write_all",
+    "write_pieces",
+]
 
 #: What a name that becomes one path component cannot hold: separators and control characters.
 _BAD_NAME_CHARS = re.compile(r"[/\\\x00-\x1f\x7f\ud800-\udfff]")
@@ -37,7 +46,7 @@ def name_part_problem(part: str) -> str | None:
     return None
 
 
-def inside(folder: Path, path: Path) -> bool:
+def inside(folder: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
     """Whether ``path``, with every symbolic link resolved, is in ``folder`` (also resolved).
 
     Every file a warehouse writes is asked this, so the usual case is answered without resolving
@@ -85,7 +94,7 @@ def child_path(folder: Path, name: str, suffix: str = "") -> Path:
     return path
 
 
-def fsync_folder(path: Path) -> None:
+def fsync_folder(path: str | os.PathLike[str]) -> None:
     """Make ``path``'s entries durable: a file's fsync does not make its name in its folder
     durable, so after a rename or a new link the folder is synced too (best effort: not every
     platform lets a folder be opened and synced)."""
@@ -127,3 +136,56 @@ def atomic_write(path: Path, text: str) -> None:
             raise TranslatorError(f"cannot write {path}: {e.strerror or e}") from None
         raise
     fsync_folder(path.parent)
+
+
+#: How many pieces one ``writev(2)`` call may take (POSIX's minimum IOV_MAX is 16).
+_IOV_MAX = max(16, min(1024, os.sysconf("SC_IOV_MAX") if hasattr(os, "sysconf") else 16))
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` (a short write is continued)."""
+    done = os.write(fd, data)
+    if done < len(data):
+        rest = memoryview(data)[done:]
+        while rest:
+            rest = rest[os.write(fd, rest) :]
+
+
+def write_pieces(fd: int, pieces: list[bytes]) -> None:
+    """Write ``pieces`` one after the other, without joining them (``writev``, where there is
+    one); a short write is finished by plain writes."""
+    if not hasattr(os, "writev"):  # pragma: no cover - not POSIX
+        rest = memoryview(b"".join(pieces))
+        while rest:
+            rest = rest[os.write(fd, rest) :]
+        return
+    for i in range(0, len(pieces), _IOV_MAX):
+        batch = pieces[i : i + _IOV_MAX]
+        done = os.writev(fd, batch)
+        if done < sum(map(len, batch)):
+            rest = memoryview(b"".join(batch))[done:]
+            while rest:
+                rest = rest[os.write(fd, rest) :]
+
+
+def make_dirs_durably(folder: str) -> None:
+    """``os.makedirs(folder, exist_ok=True)``, and each new folder's entry made durable in its
+    parent: a file's fsync and its own folder's fsync do not make that folder's name durable, so
+    without this a power cut could lose a new function's folder whose metadata a ledger says is
+    applied."""
+    missing: list[str] = []
+    here = folder
+    while not os.path.isdir(here):
+        missing.append(here)
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    for new in reversed(missing):  # top down: each mkdir once
+        try:
+            os.mkdir(new)
+        except FileExistsError:
+            if not os.path.isdir(new):
+                raise
+    for new in reversed(missing):
+        fsync_folder(os.path.dirname(new))

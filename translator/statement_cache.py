@@ -31,7 +31,14 @@ from translator.ir import Statement
 from translator.script import Lexical, StatementText
 from translator.script import split_statements as _split
 
-__all__ = ["MAX_ENTRIES", "keeps_parses", "parse_statement", "run_scope", "split_statements"]
+__all__ = [
+    "MAX_ENTRIES",
+    "keeps_parses",
+    "parse_statement",
+    "remember_split",
+    "run_scope",
+    "split_statements",
+]
 
 #: Parses a scope keeps (the least recently used go first): more than a migration file has
 #: statements between its plan and its commit, few enough that bodies' trees stay small.
@@ -87,6 +94,22 @@ def split_statements(script: str, lex: Lexical, *, file: str | None = None) -> l
     else:
         entries.move_to_end(key)
     return list(hit)
+
+
+def remember_split(
+    script: str, lex: Lexical, file: str | None, statements: list[StatementText]
+) -> None:
+    """Keep ``statements`` as the split of ``script`` in the current :func:`run_scope` (none
+    open: nothing is kept), where the caller knows the split without scanning ``script`` again:
+    a migration's script with some statements blanked out (spaces, every newline kept) splits
+    into the other statements, unchanged and at their places (tests/migrate/test_units.py holds
+    it to :func:`translator.script.split_statements`)."""
+    entries = _splits.get()
+    if entries is None:
+        return
+    entries[(script, lex, file)] = list(statements)
+    if len(entries) > MAX_SPLITS:
+        entries.popitem(last=False)
 
 
 def parse_statement(

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import re
+import uuid
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from translator.fileio import name_part_problem
 from translator.warehouse import (
     FunctionRef,
     WarehouseError,
 )
-from translator.warehouse.layout import derived_file_uuid, metadata_path, parse_metadata_name
+from translator.warehouse.layout import (
+    _FILE_UUID_NAMESPACE,
+    derived_file_uuid,
+    metadata_path,
+    parse_metadata_name,
+)
 
 
 def test_metadata_file_names() -> None:
@@ -39,6 +48,23 @@ def test_file_uuids_are_derived_so_racing_writers_aim_at_one_name() -> None:
     assert re.fullmatch(
         r"default/add_one/metadata/00002-[0-9a-f-]{36}\.metadata\.json",
         metadata_path(ref, 2, derived_file_uuid(ref, 2)),
+    )
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    namespace=st.text(min_size=1).filter(lambda t: name_part_problem(t) is None and "." not in t),
+    name=st.text(min_size=1).filter(lambda t: name_part_problem(t) is None),
+    version=st.integers(min_value=1, max_value=10**7),
+)
+def test_derived_file_uuids_are_uuid5_of_folder_and_version(
+    namespace: str, name: str, version: int
+) -> None:
+    """Fixed forever: writers of every release must aim at the same name for a version."""
+    expected = uuid.uuid5(_FILE_UUID_NAMESPACE, f"{namespace}/{name}/{version}")
+    assert derived_file_uuid(FunctionRef(namespace, name), version) == str(expected)
+    assert derived_file_uuid(FunctionRef("default", "add_one"), 2) == str(
+        uuid.uuid5(uuid.UUID("6f1f4b53-2c1e-5a43-9d0e-1c3b8e4a7d21"), "default/add_one/2")
     )
 
 

@@ -7,6 +7,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import assert_rest_schema_valid
 from tests.warehouse.helpers import (
@@ -83,16 +85,18 @@ def test_new_folders_are_made_durable_in_their_parents(
     """A file's fsync and its folder's fsync leave the folder's own name to chance: every folder
     a create or a move makes is synced in its parent, so a power cut cannot lose a function's
     folder whose metadata a ledger says is applied."""
+    from translator import fileio
     from translator.warehouse import store as store_module
 
     synced: list[Path] = []
-    real = store_module.fsync_folder
+    real = fileio.fsync_folder
 
-    def record(path: Path) -> None:
-        synced.append(path)
+    def record(path: str | Path) -> None:
+        synced.append(Path(path))
         real(path)
 
     monkeypatch.setattr(store_module, "fsync_folder", record)
+    monkeypatch.setattr(fileio, "fsync_folder", record)  # the folders' (make_dirs_durably)
     local = store_module.LocalStore(tmp_path)
     local.create_exclusive("ns/f/metadata/00000-a.metadata.json", b"{}", make_dirs=True)
     for folder in ("ns", "ns/f", "ns/f/metadata"):
@@ -102,3 +106,37 @@ def test_new_folders_are_made_durable_in_their_parents(
     synced.clear()
     local.move_dir("ns/f", "trash/ns/f")
     assert {tmp_path, tmp_path / "trash", tmp_path / "trash/ns", tmp_path / "ns"} <= set(synced)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    root=st.sampled_from(["/srv/wh", "/", "//srv/wh", "/srv/wh/"]),
+    rel=st.lists(
+        st.sampled_from(["a", "b.c", ".", "..", ".j", "..x", "", "/", "%2E", " ", "é"]),
+        max_size=7,
+    ).map("/".join),
+)
+def test_local_paths_are_joined_as_path_joins_them(root: str, rel: str) -> None:
+    """A local store joins plainly spelled relative paths as text: every spelling must name
+    what ``root / rel`` names (``//``, ``.`` parts and absolute paths go through ``Path``)."""
+    from translator.warehouse.store import LocalStore
+
+    store = LocalStore(root)
+    assert store.location(rel) == str(store.root / rel if rel else store.root)
+
+
+def test_a_create_leaves_no_temporary_file_and_writes_every_byte(tmp_path: Path) -> None:
+    from translator.warehouse.store import LocalStore
+
+    local = LocalStore(tmp_path)
+    big = bytes(range(256)) * 5000
+    local.create_exclusive("ns/f/metadata/1.json", big, make_dirs=True)
+    local.create_exclusive("ns/f/metadata/2.json", [b"a" * 70_000, b"", b"b"], make_dirs=False)
+    with pytest.raises(FileExistsError):
+        local.create_exclusive("ns/f/metadata/1.json", b"x", make_dirs=False)
+    with pytest.raises(FileNotFoundError):
+        local.create_exclusive("ns/gone/metadata/1.json", b"x", make_dirs=False)
+    assert (tmp_path / "ns/f/metadata/1.json").read_bytes() == big
+    assert (tmp_path / "ns/f/metadata/2.json").read_bytes() == b"a" * 70_000 + b"b"
+    assert sorted(p.name for p in (tmp_path / "ns/f/metadata").iterdir()) == ["1.json", "2.json"]
+    assert not (tmp_path / "ns/gone").exists()

@@ -310,25 +310,21 @@ class MigrationProgress:
             if self.bar is not None:
                 self.bar.update(event.index - 1, event.total, event.file)
             return
+        lines = [self.warning_line(w) for w in event.warnings]
+        lines += [self.failure_line(f) for f in event.failures]
         if self.bar is None:
             counts = event.done.counts()
             parts = [f"{counts[k]} {k}" for k in _SHOWN if counts[k]]
             if event.done.failed_file:
                 parts.append("unreadable")
             done = f": {', '.join(parts)}" if parts else ""
-            print(
-                f"[{event.index}/{event.total}] {event.file}: {counts['statements']} "
-                f"statement(s){done}",
-                file=self.out,
-            )
-        lines = [self.warning_line(w) for w in event.warnings]
-        lines += [self.failure_line(f) for f in event.failures]
-        for line in lines:
-            if self.bar is not None:
+            head = f"[{event.index}/{event.total}] {event.file}: {counts['statements']} "
+            # One write a file: standard error is line-buffered, so a print a line was a
+            # system call a line (a migration's thousands of warnings).
+            self.out.write("".join([f"{head}statement(s){done}\n", *(f"{x}\n" for x in lines)]))
+        else:
+            for line in lines:
                 self.bar.line(line)
-            else:
-                print(line, file=self.out)
-        if self.bar is not None:
             self.bar.update(event.index, event.total, event.file)
         self.out.flush()
 

@@ -33,7 +33,7 @@ from translator.migrate.report import (
 from translator.migrate.units import Item, Unit, head_line, ledger_statements, mask
 from translator.names import format_name
 from translator.script import StatementText, scan, split_statements
-from translator.statement_cache import parse_statement, run_scope
+from translator.statement_cache import parse_statement, remember_split, run_scope
 from translator.warehouse.cache import MetadataCache
 from translator.warehouse.errors import WarehouseError
 from translator.warehouse.layout import FunctionRef, namespace_folder
@@ -285,6 +285,8 @@ class _Run:
         self, keep: Sequence[Item], namespace: str
     ) -> tuple[ApplyResult | None, list[TranslatorError]]:
         sql = mask(self.text, keep, self.pieces, self.tail)
+        # It splits into the kept statements, as they are: the apply need not scan it again.
+        remember_split(sql, self.lang.lexical, self.file, [it.piece for it in keep])
         # The journal carries the ledger's entry: linked into the ledger once applied (succeeded)
         carry = None if self.dry_run else entry(self.file, ledger_statements(keep))
         try:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import threading
 import time
@@ -35,7 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from translator.fileio import fsync_folder, inside
+from translator.fileio import fsync_folder, inside, make_dirs_durably, write_all, write_pieces
 from translator.redact import mask_secrets, url_secrets
 from translator.warehouse.errors import UnsupportedStorageError, WarehouseError
 
@@ -56,6 +57,10 @@ EXCLUSIVE_CREATE: dict[str, str] = {
 
 #: How a local store creates its temporary file: new, exclusive, not inherited by children.
 _TMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+#: A relative path that ``Path`` keeps as it is: parts separated by single slashes, none of
+#: them empty, ``.`` or ``..``, no slash at either end.
+_PLAIN = re.compile(r"(?!\.\.?(?:/|\Z))[^/]+(?:/(?!\.\.?(?:/|\Z))[^/]+)*\Z").match
 
 #: The memory file system lives in one process; this lock makes its check-then-store atomic.
 _MEMORY_LOCK = threading.Lock()
@@ -112,13 +117,23 @@ class LocalStore:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root).expanduser().absolute()
+        #: The root as text ending in ``/``: paths are joined as text (a ``Path`` a call cost
+        #: more than most of the calls; a migration makes ~8,000).
+        self._head = str(self.root).rstrip("/") + "/"
         #: Test hook: called between writing the temporary file and publishing it.
         self.before_publish: Callable[[Path, Path], None] | None = None
 
-    def _path(self, rel: str) -> Path:
-        return self.root / rel if rel else self.root
+    def _path(self, rel: str) -> str:
+        """``str(root / rel)``: joined as text where ``rel`` is plainly spelled (the warehouse's
+        own names are), through ``Path`` otherwise (``//``, a ``.`` part, an absolute ``rel``),
+        so that every spelling means what it did."""
+        if not rel:
+            return str(self.root)
+        if _PLAIN(rel) is not None:
+            return self._head + rel
+        return str(self.root / rel)
 
-    def _write_path(self, rel: str) -> Path:
+    def _write_path(self, rel: str) -> str:
         """``_path(rel)`` for a write, refused where a symbolic link (a namespace folder linked
         elsewhere) or a ``..`` would lead it out of the warehouse."""
         path = self._path(rel)
@@ -130,7 +145,7 @@ class LocalStore:
         return path
 
     def location(self, rel: str = "") -> str:
-        return str(self._path(rel))
+        return self._path(rel)
 
     def list_names(self, rel: str) -> list[str]:
         try:
@@ -145,7 +160,8 @@ class LocalStore:
             return []
 
     def read_bytes(self, rel: str) -> bytes:
-        return self._path(rel).read_bytes()
+        with open(self._path(rel), "rb") as f:
+            return f.read()
 
     def stat_key(self, rel: str) -> tuple[object, ...]:
         st = os.stat(self._path(rel))
@@ -156,27 +172,29 @@ class LocalStore:
         with _refusals(target):
             self._create_exclusive(target, data, make_dirs=make_dirs)
 
-    def _create_exclusive(self, target: Path, data: FileData, *, make_dirs: bool) -> None:
+    def _create_exclusive(self, target: str, data: FileData, *, make_dirs: bool) -> None:
+        folder, name = os.path.split(target)
         # A hidden name no other writer can pick (128 random bits), created as mkstemp would
         # (O_EXCL, mode 0600) but without its name generator, which costs more than the write.
-        tmp = target.parent / f".{target.name}.{secrets.token_hex(16)}.tmp"
+        tmp = f"{folder}/.{name}.{secrets.token_hex(16)}.tmp"
         try:
             fd = os.open(tmp, _TMP_FLAGS, 0o600)
         except FileNotFoundError:
             if not make_dirs:
                 raise  # the folder is gone: the caller treats it as a conflict
-            _make_dirs_durably(target.parent)
+            make_dirs_durably(folder)
             fd = os.open(tmp, _TMP_FLAGS, 0o600)
         try:
-            with os.fdopen(fd, "wb") as f:
+            try:  # on the descriptor: a file object would first ask for its size and terminal
                 if isinstance(data, bytes):
-                    f.write(data)
-                    f.flush()
+                    write_all(fd, data)
                 else:
-                    _write_pieces(f.fileno(), data)
-                os.fsync(f.fileno())
+                    write_pieces(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
             if self.before_publish is not None:
-                self.before_publish(tmp, target)
+                self.before_publish(Path(tmp), Path(target))
             try:
                 os.link(tmp, target)
             except (FileExistsError, FileNotFoundError):
@@ -184,14 +202,15 @@ class LocalStore:
             except OSError as e:
                 if e.errno in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
                     raise UnsupportedStorageError(
-                        f"{target.parent}: the file system refuses hard links ({e.strerror}), so "
+                        f"{folder}: the file system refuses hard links ({e.strerror}), so "
                         "metadata files cannot be created atomically-if-absent; use a local "
                         "POSIX file system or a SQL catalog"
                     ) from e
                 raise
         finally:
-            tmp.unlink(missing_ok=True)
-        fsync_folder(target.parent)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        fsync_folder(folder)
 
     def link_exclusive(self, src: str, dst: str) -> None:
         """Give the durable file ``src`` a second name ``dst``, created if absent (as
@@ -202,24 +221,24 @@ class LocalStore:
             try:
                 os.link(source, target)
             except FileNotFoundError:
-                if not source.exists():
+                if not os.path.exists(source):
                     raise
-                _make_dirs_durably(target.parent)
+                make_dirs_durably(os.path.dirname(target))
                 os.link(source, target)
-        fsync_folder(target.parent)
+        fsync_folder(os.path.dirname(target))
 
     def remove(self, rel: str) -> None:
         path = self._write_path(rel)
-        with _refusals(path):
-            path.unlink(missing_ok=True)
+        with _refusals(path), contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
     def move_dir(self, src: str, dst: str) -> None:
         source, target = self._write_path(src), self._write_path(dst)
         with _refusals(target):
-            _make_dirs_durably(target.parent)
+            make_dirs_durably(os.path.dirname(target))
             os.rename(source, target)
-        fsync_folder(target.parent)
-        fsync_folder(source.parent)
+        fsync_folder(os.path.dirname(target))
+        fsync_folder(os.path.dirname(source))
 
     @contextlib.contextmanager
     def lock(self, name: str, timeout_s: float) -> Iterator[bool]:
@@ -236,7 +255,7 @@ class LocalStore:
             try:
                 fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
             except FileNotFoundError:  # the first lock of this namespace
-                path.parent.mkdir(parents=True, exist_ok=True)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
                 fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError:
             yield False
@@ -263,7 +282,7 @@ class LocalStore:
 
 
 @contextlib.contextmanager
-def _refusals(path: Path) -> Iterator[None]:
+def _refusals(path: str) -> Iterator[None]:
     """The file system's refusals (read-only, full disk, a file where a folder should be, no
     permission) as :class:`WarehouseError` naming the path. A missing folder and a taken name
     pass through: they are how a commit learns that it lost a race."""
@@ -273,44 +292,6 @@ def _refusals(path: Path) -> Iterator[None]:
         raise
     except OSError as e:
         raise WarehouseError(f"cannot write {path}: {e.strerror or e}") from None
-
-
-#: How many pieces one ``writev(2)`` call may take (POSIX's minimum IOV_MAX is 16).
-_IOV_MAX = max(16, min(1024, os.sysconf("SC_IOV_MAX") if hasattr(os, "sysconf") else 16))
-
-
-def _write_pieces(fd: int, pieces: list[bytes]) -> None:
-    """Write ``pieces`` one after the other, without joining them (``writev``, where there is
-    one); a short write is finished by plain writes."""
-    if not hasattr(os, "writev"):  # pragma: no cover - not POSIX
-        rest = memoryview(b"".join(pieces))
-        while rest:
-            rest = rest[os.write(fd, rest) :]
-        return
-    for i in range(0, len(pieces), _IOV_MAX):
-        batch = pieces[i : i + _IOV_MAX]
-        done = os.writev(fd, batch)
-        if done < sum(map(len, batch)):
-            rest = memoryview(b"".join(batch))[done:]
-            while rest:
-                rest = rest[os.write(fd, rest) :]
-
-
-def _make_dirs_durably(folder: Path) -> None:
-    """``folder.mkdir(parents=True)``, and each new folder's entry made durable in its parent:
-    a file's fsync and its own folder's fsync do not make that folder's name durable, so without
-    this a power cut could lose a new function's folder whose metadata a ledger says is applied."""
-    missing: list[Path] = []
-    here = folder
-    while not here.is_dir():
-        missing.append(here)
-        if here.parent == here:
-            break
-        here = here.parent
-    for new in reversed(missing):  # top down: each mkdir once
-        new.mkdir(exist_ok=True)
-    for new in reversed(missing):
-        fsync_folder(new.parent)
 
 
 class FsspecStore:
