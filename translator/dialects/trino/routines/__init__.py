@@ -341,6 +341,7 @@ def spark_form(
     is always copied)."""
     names = None
     calls: tuple[exp.Anonymous, ...] | None = None
+    tree: exp.Expr | None = None
     try:
         if isinstance(routine.body, Block):
             tree = lower_body(routine)
@@ -377,6 +378,25 @@ def spark_form(
     except Refused as e:
         return SparkForm(None, e.reason)
     except RecursionError:
-        return SparkForm(None, "the body nests too deeply to be translated")
+        return SparkForm(None, _too_deep(routine, tree))
     except SqlglotError as e:
         return SparkForm(None, f"sqlglot cannot write it in Spark: {str(e).splitlines()[0]}")
+
+
+def _too_deep(routine: Routine, tree: exp.Expr | None) -> str:
+    """Why a body ran out of Python's stack: its statements nest too deeply to be lowered, or
+    its Spark form (one level or more for every branch, loop and binding the rest of the body
+    sits in) nests too deeply to be written; how deep, counted without recursion."""
+    if not isinstance(routine.body, Block):
+        return "the body nests too deeply to be translated"
+    if tree is None:
+        return "the body's statements nest too deeply to be lowered to one Spark expression"
+    depth, level = 0, [tree]
+    while level:
+        depth += 1
+        level = [child for node in level for child in node.iter_expressions()]
+    return (
+        f"the body's Spark form nests {depth} expressions deep, too deep to be written (each "
+        "branch, loop and binding holds the rest of the body): the body is too long or too "
+        "deeply nested to be one Spark expression"
+    )

@@ -60,7 +60,7 @@ from translator.dialects.trino.routines.flow import (
 )
 from translator.dialects.trino.routines.loops import StateShape, lower_loop
 from translator.dialects.trino.routines.meaning import Refused, rewrite
-from translator.dialects.trino.routines.reading import parse_expression
+from translator.dialects.trino.routines.reading import read_expression
 from translator.sqltrees import copy_tree
 
 __all__ = ["lower_body"]
@@ -129,7 +129,7 @@ class _Lowering:
 
     def value(self, e: s.Expr, frame: Frame) -> exp.Expr:
         """``e`` in Spark with Trino's meaning, each variable replaced by its current value."""
-        node = parse_expression(e.text)
+        node = read_expression(e.text)
         if node is None:
             raise Refused(f"sqlglot cannot read {e.text!r}")
         spark = rewrite(node, frame.types)
@@ -137,7 +137,7 @@ class _Lowering:
 
     def typed_value(self, e: s.Expr, frame: Frame, target: exp.DataType) -> exp.Expr:
         """``e`` coerced to ``target`` as Trino coerces on SET, DEFAULT and RETURN."""
-        node = parse_expression(e.text)
+        node = read_expression(e.text)
         actual = type_of(node, frame.types) if node is not None else None
         value = self.value(e, frame)
         if actual is not None and actual == target:
