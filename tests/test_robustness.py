@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, examples
 from tests.metadata.test_validation import _document_with
 from tests.test_types import TYPES
 from translator.api import compile_script
@@ -63,7 +63,9 @@ SPEC_SHAPED = st.recursive(
 )
 
 NAMES = st.text(min_size=1, max_size=12)
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _loads_or_says_why(text: str) -> None:

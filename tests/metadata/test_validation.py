@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from tests.conftest import FIXTURES, assert_rest_schema_valid
+from tests.conftest import FIXTURES, assert_rest_schema_valid, examples
 from tests.test_types import TYPES
 from translator.errors import MetadataError
 from translator.metadata import (
@@ -215,7 +215,7 @@ def _document_with(param: IcebergType, returns: IcebergType) -> dict[str, Any]:
     return doc
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(TYPES, TYPES)
 def test_any_canonical_type_is_valid_metadata(param: IcebergType, returns: IcebergType) -> None:
     doc = _document_with(param, returns)
