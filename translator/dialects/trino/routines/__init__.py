@@ -52,10 +52,11 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
-from translator.sqltrees import breadth_first, copy_tree, unlink
+from translator.sqltrees import copy_tree, unlink
 from translator.types import IcebergType, PrimitiveType
 
 __all__ = [
+    "MAX_SPARK_LAMBDAS",
     "RoutineProblem",
     "SparkForm",
     "analyze",
@@ -362,14 +363,18 @@ def spark_form(
         # The rewrite's walk saw every call of a tree it left as it was: only a call of the
         # function's own name there (or a rewritten tree) needs the walk, which finds the
         # first such call breadth first, as the message names it.
+        lambdas = 0
         if calls is None or any(str(call.name).lower() == own for call in calls):
-            for call in breadth_first(tree):  # tree.find_all(exp.Anonymous), as one loop
+            nodes, lambdas = _levels(tree)  # tree.find_all(exp.Anonymous), as one loop
+            for call in nodes:
                 if isinstance(call, exp.Anonymous) and str(call.name).lower() == own:
                     return SparkForm(
                         None,
                         f"the body calls {call.name}, the function's own name: Spark has "
                         "neither overloads nor recursive SQL functions",
                     )
+        if isinstance(routine.body, Block) and lambdas > MAX_SPARK_LAMBDAS:
+            return SparkForm(None, _too_deep_form(lambdas))
         if not private:  # sqlglot's own copy, at half its cost
             tree = copy_tree(tree)
         sql = tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=False)
@@ -396,7 +401,50 @@ def _too_deep(routine: Routine, tree: exp.Expr | None) -> str:
         depth += 1
         level = [child for node in level for child in node.iter_expressions()]
     return (
-        f"the body's Spark form nests {depth} expressions deep, too deep to be written (each "
-        "branch, loop and binding holds the rest of the body): the body is too long or too "
-        "deeply nested to be one Spark expression"
+        f"the body's Spark form nests {depth} expressions deep, too deep to be written: the "
+        "body is too long or too deeply nested to be one Spark expression"
     )
+
+
+#: How many lets and folds (calls with a lambda) deep a lowered body's Spark form may nest.
+#: Each binding, loop and branch that joins holds the rest of the body in one, so a long body
+#: nests deeply; sqlglot reads a lambda by trying and backing off, so the parse back of such a
+#: form costs time that grows faster than its text (800 bound declarations, ~130 lets deep:
+#: 10 s), and past a few hundred levels sqlglot cannot write it at all (Python's stack). A
+#: fixed limit refuses such a body the same way wherever it is compiled.
+MAX_SPARK_LAMBDAS = 64
+
+
+def _too_deep_form(lambdas: int) -> str:
+    return (
+        f"the body's Spark form nests {lambdas} lets and folds deep, more than "
+        f"{MAX_SPARK_LAMBDAS} (each binding, loop and branch that joins holds the rest of the "
+        "body in one): the body is too long or too deeply nested to be one Spark expression"
+    )
+
+
+def _levels(root: exp.Expr) -> tuple[list[exp.Expr], int]:
+    """:func:`translator.sqltrees.breadth_first` of ``root``, and the most calls with a lambda
+    (a let, a fold) any node is inside (one walk, no recursion)."""
+    out = [root]
+    inside = [0]  # calls with a lambda around each node of ``out``
+    append, mark = out.append, inside.append
+    expr, call, lam = exp.Expr, exp.Anonymous, exp.Lambda
+    most, i = 0, 0
+    while i < len(out):
+        node = out[i]
+        here = inside[i]
+        if isinstance(node, call) and any(isinstance(a, lam) for a in node.expressions):
+            here += 1
+            most = max(most, here)
+        for value in node.args.values():
+            if isinstance(value, list):
+                for v in value:
+                    if isinstance(v, expr):
+                        append(v)
+                        mark(here)
+            elif isinstance(value, expr):
+                append(value)
+                mark(here)
+        i += 1
+    return out, most
