@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.dialects.trino.spark_calls import call
 from translator.dialects.trino.lexical import TRINO
-from translator.dialects.trino.routines import MAX_SPARK_LAMBDAS, spark_form
+from translator.dialects.trino.routines import MAX_SPARK_LAMBDAS, lowering, spark_form
 from translator.dialects.trino.routines.syntax import Block, parse_routine
 from translator.script import split_statements
 
@@ -143,24 +143,33 @@ def test_nested_loops_without_a_bound_are_refused() -> None:
     assert form.sql is None and form.reason is not None and "derivable bound" in form.reason
 
 
-def test_nested_ifs_that_exit_and_fall_through_are_lowered_in_linear_time() -> None:
+def test_nested_ifs_that_exit_and_fall_through_are_lowered_in_linear_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Each such IF lowered its branches, then lowered them again for the state struct: 20
-    nested ones took 90 s (2^depth), and a budget then refused them. Each branch is now
-    lowered once, its exits left as holes the join fills: 15, 30 and 60 nested IFs are
-    lowered, in time about linear in the depth; 80 hold the rest of the body in more lambdas
-    than a Spark form may nest (:data:`MAX_SPARK_LAMBDAS`), and are refused saying so."""
-    times = []
+    nested ones took 90 s (2^depth statements lowered), and a budget then refused them. Each
+    branch is now lowered once, its exits left as holes the join fills: 15, 30 and 60 nested
+    IFs are lowered, each statement once; 80 hold the rest of the body in more lets than a
+    Spark form may nest (:data:`MAX_SPARK_LAMBDAS`), and are refused saying so."""
+    lowered: list[object] = []
+    statement = lowering._Lowering.statement
+
+    def counted(self: Any, stmt: Any, *args: Any) -> Any:
+        lowered.append(stmt)
+        return statement(self, stmt, *args)
+
+    monkeypatch.setattr(lowering._Lowering, "statement", counted)
     for depth in (15, 30, 60, 80):
+        lowered.clear()
         nested = "IF p > 0 THEN " * depth + "RETURN 1;" + " END IF;" * depth
-        start = time.perf_counter()
         form = spark_form(parse_routine(_fn("deep", "p integer", "integer", nested + " RETURN p;")))
-        times.append(time.perf_counter() - start)
         if depth > MAX_SPARK_LAMBDAS:
             assert form.reason is not None and "79 lets and folds deep" in form.reason, form.reason
             continue
         assert form.sql is not None, (depth, form.reason)
         assert form.sql.count("ELEMENT_AT(TRANSFORM(") == depth - 1
-    assert times[2] < 10 * max(times[0], 0.01), times
+        # the body, each IF and the innermost RETURN once; the RETURN after them
+        assert len(lowered) == depth + 3, (depth, len(lowered))
 
 
 def test_a_chain_of_declarations_is_bound_not_doubled() -> None:

@@ -32,6 +32,7 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 
 from translator.dialects.trino.routines.analyzer import RoutineProblem, analyze, analyze_routine
 from translator.dialects.trino.routines.expr_types import parse_type
+from translator.dialects.trino.routines.flow import MAX_SPARK_LAMBDAS, too_deep_form
 from translator.dialects.trino.routines.lowering import lower_body
 from translator.dialects.trino.routines.meaning import Refused, rewritten
 from translator.dialects.trino.routines.reading import parse_expression, reads_as_written
@@ -374,7 +375,7 @@ def spark_form(
                         "neither overloads nor recursive SQL functions",
                     )
         if isinstance(routine.body, Block) and lambdas > MAX_SPARK_LAMBDAS:
-            return SparkForm(None, _too_deep_form(lambdas))
+            return SparkForm(None, too_deep_form(lambdas))
         if not private:  # sqlglot's own copy, at half its cost
             tree = copy_tree(tree)
         sql = tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=False)
@@ -403,23 +404,6 @@ def _too_deep(routine: Routine, tree: exp.Expr | None) -> str:
     return (
         f"the body's Spark form nests {depth} expressions deep, too deep to be written: the "
         "body is too long or too deeply nested to be one Spark expression"
-    )
-
-
-#: How many lets and folds (calls with a lambda) deep a lowered body's Spark form may nest.
-#: Each binding, loop and branch that joins holds the rest of the body in one, so a long body
-#: nests deeply; sqlglot reads a lambda by trying and backing off, so the parse back of such a
-#: form costs time that grows faster than its text (800 bound declarations, ~130 lets deep:
-#: 10 s), and past a few hundred levels sqlglot cannot write it at all (Python's stack). A
-#: fixed limit refuses such a body the same way wherever it is compiled.
-MAX_SPARK_LAMBDAS = 64
-
-
-def _too_deep_form(lambdas: int) -> str:
-    return (
-        f"the body's Spark form nests {lambdas} lets and folds deep, more than "
-        f"{MAX_SPARK_LAMBDAS} (each binding, loop and branch that joins holds the rest of the "
-        "body in one): the body is too long or too deeply nested to be one Spark expression"
     )
 
 

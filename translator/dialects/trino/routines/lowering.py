@@ -43,6 +43,7 @@ from translator.dialects.trino.routines import syntax as s
 from translator.dialects.trino.routines.expr_types import parse_type, spark_type, type_of
 from translator.dialects.trino.routines.flow import (
     BIND_ABOVE,
+    MAX_SPARK_LAMBDAS,
     PLAIN,
     RETURNED,
     RUNNING,
@@ -56,6 +57,7 @@ from translator.dialects.trino.routines.flow import (
     num,
     ref,
     size,
+    too_deep_form,
     wrap,
 )
 from translator.dialects.trino.routines.loops import StateShape, lower_loop
@@ -87,6 +89,24 @@ class _Lowering:
         self.return_type: exp.DataType = self.trino_type(routine.return_type)
         self.trino_type("bigint")  # the type of loop counters (:mod:`.loops`)
         self.unbounded_depth: int = 0
+        #: Each value's size and text, by identity (the value is kept, so the id stays its).
+        self.sizes: dict[int, tuple[exp.Expr, int]] = {}
+        self.texts: dict[int, tuple[exp.Expr, str]] = {}
+
+    def size(self, value: exp.Expr) -> int:
+        """:func:`.flow.size` of a variable's value, measured once: a value stays in the frames
+        of many statements (each assignment sizes them all), and is never changed in place."""
+        known = self.sizes.get(id(value))
+        if known is None:
+            known = self.sizes[id(value)] = (value, size(value))
+        return known[1]
+
+    def text(self, value: exp.Expr) -> str:
+        """``value.sql()``, written once (as :meth:`size`)."""
+        known = self.texts.get(id(value))
+        if known is None:
+            known = self.texts[id(value)] = (value, value.sql())
+        return known[1]
 
     def trino_type(self, text: str) -> exp.DataType:
         t = parse_type(text)
@@ -182,6 +202,7 @@ class _Lowering:
         fresh names drawn, in the same order as by recursion."""
         root: exp.Expr | None = None
         hole: _Hole | None = None
+        lets = 0  # lets and folds around the hole, within this list
         for stmt in stmts:
             holes = _Holes()
             tree = self.statement(stmt, frame, exits, holes.fall)
@@ -190,6 +211,9 @@ class _Lowering:
                 return root
             (hole,) = holes.made
             frame = hole.fall_frame()
+            lets += _lambdas_between(hole.node, tree)
+            if lets > MAX_SPARK_LAMBDAS:  # a long list: refused before the rest is lowered
+                raise Refused(too_deep_form(lets))
         rest = k(frame)
         return rest if hole is None else hole.fill(root, rest)
 
@@ -225,6 +249,7 @@ class _Lowering:
         inner = frame
         root: exp.Expr | None = None
         hole: _Hole | None = None
+        lets = 0
         for d in block.declarations:
             t = self.trino_type(d.type)
             for name in d.names:
@@ -242,13 +267,16 @@ class _Lowering:
             root = tree if hole is None else hole.fill(root, tree)
             (hole,) = holes.made
             inner = hole.fall_frame()
+            lets += _lambdas_between(hole.node, tree)
+            if lets > MAX_SPARK_LAMBDAS:  # as in :meth:`statements`
+                raise Refused(too_deep_form(lets))
         rest = self.statements(block.statements, inner, exits, lambda f: k(f.only(outer)))
         return rest if hole is None else hole.fill(root, rest)
 
     def bound(self, frame: Frame, k: Continuation) -> exp.Expr:
         """``k(frame)``, with large values bound once (a let) instead of copied at every use."""
         big = [n for n, v in frame.values.items() if not isinstance(v, _SMALL)]
-        if sum(size(frame.values[n]) for n in big) <= BIND_ABOVE:
+        if sum(self.size(frame.values[n]) for n in big) <= BIND_ABOVE:
             return k(frame)
         var = self.fresh("t")
         fields = {n: f"v{i}" for i, n in enumerate(big)}
@@ -292,7 +320,7 @@ class _Lowering:
             merged = frame
             for name in frame.values:
                 values = [f.fall_frame().values[name] for f in falls]
-                if all(v.sql() == values[-1].sql() for v in values):
+                if all(self.text(v) == self.text(values[-1]) for v in values):
                     merged = merged.set(name, values[-1])
                 else:
                     merged = merged.set(
@@ -335,6 +363,15 @@ class _Lowering:
             )
         body = case(dispatch, k(after))
         return let(case(list(zip(conditions, lowered[:-1], strict=True)), lowered[-1]), var, body)
+
+
+def _lambdas_between(node: exp.Expr, top: exp.Expr) -> int:
+    """The lambdas ``node`` is inside, up to ``top`` (one statement's tree)."""
+    count = 0
+    while node is not top and node.parent is not None:
+        node = node.parent
+        count += isinstance(node, exp.Lambda)
+    return count
 
 
 #: Values never bound with a let: a use copies them at no cost.
