@@ -53,7 +53,7 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
-from translator.sqltrees import copy_tree, unlink
+from translator.sqltrees import breadth_first, copy_tree, unlink
 from translator.types import IcebergType, PrimitiveType
 
 __all__ = [
@@ -366,7 +366,11 @@ def spark_form(
         # first such call breadth first, as the message names it.
         lambdas = 0
         if calls is None or any(str(call.name).lower() == own for call in calls):
-            nodes, lambdas = _levels(tree)  # tree.find_all(exp.Anonymous), as one loop
+            # tree.find_all(exp.Anonymous), as one loop; a lowered body's also counts its lets
+            if isinstance(routine.body, Block):
+                nodes, lambdas = _levels(tree)
+            else:
+                nodes = breadth_first(tree)
             for call in nodes:
                 if isinstance(call, exp.Anonymous) and str(call.name).lower() == own:
                     return SparkForm(
