@@ -11,11 +11,35 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 #: The workplace's shared data (seeds, corpus, conformance), beside the checkout.
 SHARED = Path(os.environ.get("ICEBERG_UDF_SHARED", ROOT.parent / "shared"))
+
+
+#: Hypothesis profiles, chosen by ``ICEBERG_UDF_FUZZ``: ``ci`` (the default: the counts each
+#: test names, which CI pays for) or ``nightly`` (each test :data:`NIGHTLY_SCALE` times its
+#: count, for a run CI does not wait on; ``python -m tests.fuzz`` is the other half of it).
+FUZZ_PROFILE = os.environ.get("ICEBERG_UDF_FUZZ", "ci")
+NIGHTLY_SCALE = 50
+_SCALES = {"ci": 1, "nightly": NIGHTLY_SCALE}
+if FUZZ_PROFILE not in _SCALES:
+    raise pytest.UsageError(f"ICEBERG_UDF_FUZZ={FUZZ_PROFILE!r}: expected one of {sorted(_SCALES)}")
+settings.register_profile("ci", deadline=None)
+settings.register_profile(
+    "nightly",
+    max_examples=100 * NIGHTLY_SCALE,  # a test that names no count (hypothesis' own is 100)
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(FUZZ_PROFILE)
+
+
+def examples(n: int) -> int:
+    """A property test's count of examples: ``n`` in CI, many times that in a nightly run."""
+    return n * _SCALES[FUZZ_PROFILE]
 
 
 def require_shared(path: Path) -> None:

@@ -10,6 +10,7 @@ import sqlglot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from translator import body_checks
 from translator.body_checks import _plain_pattern, body_problem
 from translator.dialects import get_dialect
@@ -19,7 +20,7 @@ from translator.script import span_list
 _ALPHABET = "a1 _'\"`;-/*$\\\n\t()[].,+é\u200b\x00#"
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(text=st.text(alphabet=_ALPHABET, max_size=14), dialect=st.sampled_from(["spark", "trino"]))
 def test_a_plain_text_scans_to_nothing_body_problem_looks_for(text: str, dialect: str) -> None:
     lex = get_dialect(dialect).lexical

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, examples
 from tests.metadata.test_validation import _document_with
 from tests.test_types import TYPES
 from translator.api import compile_script
@@ -63,7 +63,9 @@ SPEC_SHAPED = st.recursive(
 )
 
 NAMES = st.text(min_size=1, max_size=12)
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _loads_or_says_why(text: str) -> None:
@@ -167,19 +169,52 @@ def test_compile_of_any_script_reports_its_errors_and_never_raises(script: tuple
         assert e.position is None or 1 <= e.position.line <= text.count("\n") + 1
 
 
-@pytest.mark.parametrize("depth", [65, 400])
+@pytest.mark.parametrize("depth", [65, 150])
 @pytest.mark.parametrize(
     ("dialect", "opener", "closer", "leaf"),
-    [("spark", "ARRAY<", ">", "INT"), ("trino", "array(", ")", "integer")],
+    [
+        ("spark", "ARRAY<", ">", "INT"),
+        ("spark", "STRUCT<a:", ">", "INT"),
+        ("spark", "MAP<INT,", ">", "INT"),
+        ("trino", "array(", ")", "integer"),
+        ("trino", "row(a ", ")", "integer"),
+        ("trino", "map(integer,", ")", "integer"),
+    ],
 )
-def test_a_parameter_type_nested_too_deeply_is_a_positioned_error(
+def test_a_type_nested_too_deeply_is_refused_at_its_start(
     dialect: str, opener: str, closer: str, leaf: str, depth: int
 ) -> None:
     """400 nested arrays parsed, and the definition-id's str() then ran out of Python's stack
-    (a RecursionError out of compile_script; the command's internal error)."""
-    sql = f"CREATE FUNCTION f(x {opener * depth}{leaf}{closer * depth}) RETURNS {leaf} RETURN 1"
-    (error,) = compile_script(sql, dialect).errors
-    assert isinstance(error, UnsupportedError)
-    assert "the type nests more than 64 lists, maps and structs deep" in str(error)
-    assert error.position is not None
-    assert error.position.column == len("CREATE FUNCTION f(x ") + 1 + len(opener) * (depth - 65)
+    (a RecursionError out of compile_script; the command's internal error). The refusal is at
+    the whole type's start, a parameter's or the return type's: it was at the level 64 in from
+    the innermost (types are built inside out), somewhere in the middle of the type, and a
+    Spark struct's message began with the whole type's text."""
+    deep = f"{opener * depth}{leaf}{closer * depth}"
+    returns = f"CREATE FUNCTION f(x {leaf}) RETURNS "
+    for sql, column in (
+        (f"CREATE FUNCTION f(x {deep}) RETURNS {leaf} RETURN 1", len("CREATE FUNCTION f(x ") + 1),
+        (f"{returns}{deep} RETURN NULL", len(returns) + 1),
+    ):
+        (error,) = compile_script(sql, dialect).errors
+        assert isinstance(error, UnsupportedError)
+        assert error.message == "the type nests more than 64 lists, maps and structs deep"
+        assert error.position is not None
+        assert (error.position.line, error.position.column) == (1, column), sql[:80]
+
+
+def test_a_metadata_type_nested_too_deeply_is_refused_at_the_type() -> None:
+    """The JSON path was that of the level 64 in from the innermost (``...type.element.element
+    ...``, as long as the nesting past the limit): it is the type's own path."""
+    doc = json.loads((FIXTURES / "metadata" / "valid" / "two-definitions.json").read_text())
+    t: Any = "int"
+    for _ in range(70):
+        t = {"type": "list", "element-id": 1, "element": t, "element-required": False}
+    doc["definitions"][0]["parameters"][0]["type"] = t
+    with pytest.raises(MetadataError) as info:
+        load_metadata(json.dumps(doc))
+    assert info.value.problems == [
+        (
+            "$.definitions[0].parameters[0].type",
+            "the type nests more than 64 lists, maps and structs deep",
+        )
+    ]

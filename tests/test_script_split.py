@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, examples
 from tests.timing import assert_linear
 from translator.dialects import get_dialect
 from translator.errors import TranslatorError
@@ -101,7 +101,7 @@ _PIECES = [
 ]  # fmt: skip
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_PIECES), max_size=30))
 def test_any_script_splits_as_the_rules_say(pieces: list[str]) -> None:
     _check("".join(pieces))
@@ -143,7 +143,7 @@ _HEADS = [
 ]  # fmt: skip
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.lists(st.sampled_from(_HEADS), max_size=12))
 def test_function_ddl_is_the_first_words(pieces: list[str]) -> None:
     try:
@@ -161,7 +161,7 @@ def test_function_ddl_look_is_linear() -> None:
     assert time.process_time() - t0 < 1
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_PIECES), max_size=20))
 def test_scan_gives_the_statement_tokens(pieces: list[str]) -> None:
     """``scan`` of one statement's text gives the tokens the splitter made for it."""

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from translator.types import (
     EDGE_ALGORITHMS,
     MAX_TYPE_NESTING,
@@ -418,7 +419,7 @@ def _nest(children: st.SearchStrategy[IcebergType]) -> st.SearchStrategy[Iceberg
 
 
 TYPES = st.recursive(PRIMITIVES, _nest, max_leaves=12)
-FAST = settings(max_examples=200, deadline=None)
+FAST = settings(max_examples=examples(200), deadline=None)
 
 
 @FAST

@@ -20,6 +20,7 @@ __all__ = [
     "EDGE_ALGORITHMS",
     "MAX_TYPE_NESTING",
     "PRIMITIVE_NAMES",
+    "TOO_DEEP",
     "DecimalType",
     "FixedType",
     "GeographyType",
@@ -31,6 +32,7 @@ __all__ = [
     "StructField",
     "StructType",
     "TypeJson",
+    "TypeNestingError",
     "TypeParseError",
     "check_id_safe",
     "definition_id",
@@ -68,6 +70,13 @@ class TypeParseError(ValueError):
         super().__init__(message)
         self.message = message
         self.path = path
+
+
+class TypeNestingError(TypeParseError):
+    """A list, map or struct nested past :data:`MAX_TYPE_NESTING`. Types are built from the
+    inside out, so the level that raises it is the limit's count from the innermost one: a
+    reader reports it at the whole type (a front end at the outermost type's start, metadata at
+    the type's JSON path), where a user looks for it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,15 +181,15 @@ def _check_crs(value: str | None) -> None:
 #: JSON, each engine's spelling, the checks) recurses at least once per level: the limit keeps
 #: them far from Python's stack limit wherever they run, and is deeper than any real schema.
 MAX_TYPE_NESTING = 64
+#: What :class:`TypeNestingError` says.
+TOO_DEEP = f"the type nests more than {MAX_TYPE_NESTING} lists, maps and structs deep"
 
 
 def _nesting(*children: IcebergType) -> int:
     """The nesting of a list, map or struct of ``children``; raises past the limit."""
     depth = 1 + max((getattr(c, "nesting", 0) for c in children), default=0)
     if depth > MAX_TYPE_NESTING:
-        raise TypeParseError(
-            f"the type nests more than {MAX_TYPE_NESTING} lists, maps and structs deep"
-        )
+        raise TypeNestingError(TOO_DEEP)
     return depth
 
 
@@ -323,13 +332,13 @@ def parse_type_json(value: object) -> IcebergType:
             try:
                 ftype = parse_type_json(f["type"])
             except TypeParseError as e:
-                raise TypeParseError(e.message, where + ".type" + e.path) from None
+                raise type(e)(e.message, where + ".type" + e.path) from None
             doc = f.get("doc")
             out.append(StructField(name, ftype, doc if isinstance(doc, str) else None))
         try:
             return StructType(out)
         except TypeParseError as e:
-            raise TypeParseError(e.message, ".fields") from None
+            raise type(e)(e.message, ".fields") from None
     raise TypeParseError(f"unsupported nested type {value.get('type')!r}", ".type")
 
 
@@ -339,7 +348,7 @@ def _child(obj: dict[str, Any], key: str) -> IcebergType:
     try:
         return parse_type_json(obj[key])
     except TypeParseError as e:
-        raise TypeParseError(e.message, f".{key}{e.path}") from None
+        raise type(e)(e.message, f".{key}{e.path}") from None
 
 
 def _json_kind(value: object) -> str:

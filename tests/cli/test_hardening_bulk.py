@@ -17,11 +17,12 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from tests.hardening_cli import ESCAPED, run_cli
 from translator.dialects import get_dialect
 from translator.script import split_statements
 
-EXAMPLES = int(os.environ.get("ICEBERG_UDF_BULK_EXAMPLES", "60"))
+EXAMPLES = examples(int(os.environ.get("ICEBERG_UDF_BULK_EXAMPLES", "60")))
 SETTINGS = settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from tests.dialects.test_inline_parse import _texts
 from translator.dialects.first_chars import MAX_CHARS, ByFirstChar, may_start
 from translator.dialects.grammar import load_parser
@@ -50,7 +51,7 @@ _ALPHABET = st.sampled_from(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(_ALPHABET, min_size=1, max_size=30).map("".join))
 def test_random_text_lexes_as_before(text: str) -> None:
     for dialect in ("spark", "trino"):

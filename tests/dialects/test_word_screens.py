@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from tests.dialects.test_inline_parse import _texts
 from translator.dialects.spark.assemble import _MAYBE_NOT_SQL, _RETURN_WORD
 from translator.dialects.trino.parser import _BEGIN
@@ -47,7 +48,7 @@ _PIECES = [
 ]  # fmt: skip
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
 def test_screens_agree_on_random_text(text: str) -> None:
     for screen, plain, _dialect in _SCREENS:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from syrupy.assertion import SnapshotAssertion
 
-from tests.conftest import SHARED, assert_rest_schema_valid
+from tests.conftest import SHARED, assert_rest_schema_valid, examples
 from translator.metadata import (
     Definition,
     DefinitionLogEntry,
@@ -213,7 +213,7 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(extra=_JSON)
 def test_dump_writes_what_json_dumps_writes(extra: Any) -> None:
     """The file text is json.dumps's (indent 2, UTF-8 kept) byte for byte, whatever unknown keys

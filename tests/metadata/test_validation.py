@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from tests.conftest import FIXTURES, assert_rest_schema_valid
+from tests.conftest import FIXTURES, assert_rest_schema_valid, examples
 from tests.test_types import TYPES
 from translator.errors import MetadataError
 from translator.metadata import (
@@ -215,7 +215,7 @@ def _document_with(param: IcebergType, returns: IcebergType) -> dict[str, Any]:
     return doc
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(TYPES, TYPES)
 def test_any_canonical_type_is_valid_metadata(param: IcebergType, returns: IcebergType) -> None:
     doc = _document_with(param, returns)
@@ -261,6 +261,14 @@ def test_a_document_nested_too_deeply_is_refused_by_path(where: str) -> None:
     assert json.loads(dump_metadata(load_metadata(text))) == json.loads(text)
     for depth in (most + 1, 600):
         ((path, message),) = _problems(_nested(depth, where))
-        start = "$" if where == "top" else "$.definitions[1].parameters[0]"
-        assert path == start + ".zz" + ".a" * (MAX_JSON_DEPTH - prefix), path
-        assert message == f"nested more than {MAX_JSON_DEPTH} objects and arrays deep"
+        # The first eight steps of the path (its whole, 256 steps, filled a screen), and how
+        # far below them the level past the limit is.
+        start = (
+            "$.zz.a.a.a.a.a.a.a" if where == "top" else "$.definitions[1].parameters[0].zz.a.a.a"
+        )
+        assert path == start, path
+        below = MAX_JSON_DEPTH - 8
+        assert message == (
+            f"nested more than {MAX_JSON_DEPTH} objects and arrays deep "
+            f"(level {MAX_JSON_DEPTH + 1} is {below} steps below this path)"
+        )

@@ -108,7 +108,8 @@ MAX_JSON_DEPTH = 256
 def _too_deep(value: object) -> list[Problem]:
     """The first object or array nested more than :data:`MAX_JSON_DEPTH` levels deep, found
     without recursing (which is what such a document would break). Levels are counted without
-    paths, which are written only for a document that is too deep."""
+    paths; the path is written only for a document that is too deep, and shortened
+    (:func:`_deep_path`)."""
     level: list[Any] = [value] if isinstance(value, dict | list) else []
     for _ in range(MAX_JSON_DEPTH):
         level = [
@@ -119,16 +120,43 @@ def _too_deep(value: object) -> list[Problem]:
         ]
         if not level:
             return []
-    stack: list[tuple[object, int, str]] = [(value, 1, "$")]
+    # Each entry: a node, its depth, and its path's steps as (steps above, this step).
+    stack: list[tuple[object, int, Any]] = [(value, 1, None)]
     while stack:
-        node, depth, path = stack.pop()
+        node, depth, steps = stack.pop()
         if depth > MAX_JSON_DEPTH:
-            return [Problem(path, f"nested more than {MAX_JSON_DEPTH} objects and arrays deep")]
+            path, hidden = _deep_path(steps)
+            return [
+                Problem(
+                    path,
+                    f"nested more than {MAX_JSON_DEPTH} objects and arrays deep (level {depth} "
+                    f"is {hidden} steps below this path)",
+                )
+            ]
         if isinstance(node, dict):
-            stack += ((v, depth + 1, key_path(path, k)) for k, v in reversed(node.items()))
+            stack += ((v, depth + 1, (steps, k)) for k, v in reversed(node.items()))
         elif isinstance(node, list):
-            stack += ((v, depth + 1, f"{path}[{i}]") for i, v in reversed(list(enumerate(node))))
+            stack += ((v, depth + 1, (steps, i)) for i, v in reversed(list(enumerate(node))))
     return []  # pragma: no cover - the levels above found one
+
+
+#: How many steps of a too-deep path are written: where in the document the nesting starts.
+_SHOWN_STEPS = 8
+
+
+def _deep_path(steps: Any) -> tuple[str, int]:
+    """The JSON path of a too-deep node's first :data:`_SHOWN_STEPS` steps (its whole path, a
+    few hundred of them, would fill a screen and say no more), and how many steps it leaves
+    out. ``steps`` is ``(steps above, step)`` nested, ``None`` at the top."""
+    parts: list[str | int] = []
+    while steps is not None:
+        steps, step = steps
+        parts.append(step)
+    parts.reverse()
+    path = "$"
+    for step in parts[:_SHOWN_STEPS]:
+        path = f"{path}[{step}]" if isinstance(step, int) else key_path(path, step)
+    return path, len(parts) - min(len(parts), _SHOWN_STEPS)
 
 
 def _plain(value: object) -> object:

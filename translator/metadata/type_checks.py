@@ -13,6 +13,7 @@ from translator.types import (
     PrimitiveType,
     StructField,
     StructType,
+    TypeNestingError,
     TypeParseError,
     check_id_safe,
     parse_type_json,
@@ -137,6 +138,9 @@ def check_type(value: object, path: str, r: Report, *, id_safe: bool) -> Iceberg
         return None
     try:
         return parse_type_json(value)
+    except TypeNestingError as e:  # reported at the type, not at the level that counted past
+        r.add(path, e.message)
+        return None
     except TypeParseError as e:  # the walk should have caught it; keep the report honest
         r.add(path + e.path, e.message)
         return None

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from tests.dialects.test_inline_parse import _statements
 from translator.dialects import get_dialect
 from translator.dialects.spark import assemble
@@ -51,7 +52,7 @@ _PIECES = [
 ]  # fmt: skip
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=12))
 def test_screen_on_any_header(pieces: list[str]) -> None:
     text = "".join(pieces)

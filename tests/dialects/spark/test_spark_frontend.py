@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from syrupy.assertion import SnapshotAssertion
 
+from tests.conftest import examples
 from tests.dialects import harness
 from tests.emit_helpers import spec_of
 from translator.dialects import Dialect, get_dialect
@@ -602,7 +603,7 @@ def check_never_crashes(text: str) -> None:
     harness.check_never_crashes(text, "spark")
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_fuzz_mutated_statements(text: str) -> None:
     check_never_crashes(text)
@@ -611,7 +612,7 @@ def test_fuzz_mutated_statements(text: str) -> None:
 ALPHABET = "CREATE FUNCTION RETURNS()<>,:;'\"`-/*$\\ \nabcx1"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=st.sampled_from(ALPHABET), max_size=80) | st.text(max_size=40))
 def test_fuzz_random_text(text: str) -> None:
     check_never_crashes(text)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from translator.dialects.trino.routines import analyze
 from translator.dialects.trino.routines.analyzer import _QUERY, _masked, _may_hold_query
 
@@ -20,7 +21,7 @@ _PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(st.lists(_PIECES, max_size=12).map("".join))
 def test_a_text_without_the_words_holds_no_query_once_masked(text: str) -> None:
     if _QUERY.search(_masked(text)) is not None:

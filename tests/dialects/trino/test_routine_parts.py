@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from translator.dialects.trino.routines import routine_from_parts
 from translator.dialects.trino.routines.syntax import parse_routine
 from translator.errors import TranslatorError
@@ -42,7 +43,7 @@ def _statement(name: str, params: list[tuple[str, str]], returns: str, body: str
     return f"CREATE FUNCTION {quoted(name)}({listed}) RETURNS {returns}\nRETURN {body}"
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_TEXT, st.lists(st.tuples(_TEXT, _TYPES), max_size=3), _TYPES, _TEXT)
 def test_built_routine_is_the_parsed_one(
     name: str, params: list[tuple[str, str]], returns: str, body: str

@@ -11,7 +11,7 @@ import sqlglot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, examples
 from tests.dialects import harness
 from tests.emit_helpers import spec_of
 from translator.dialects.trino import DIALECT, iceberg_to_trino_type, trino_type_to_iceberg
@@ -477,7 +477,7 @@ def _iceberg_types() -> st.SearchStrategy[IcebergType]:
     return st.recursive(leaves, nested, max_leaves=8)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_iceberg_types())
 def test_iceberg_trino_round_trip(t: IcebergType) -> None:
     """Every Iceberg type Trino can hold comes back unchanged, without lossy warnings."""
@@ -509,13 +509,13 @@ def _check_never_crashes(sql: str) -> None:
     harness.check_never_crashes(sql, "trino")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=300))
 def test_fuzz_random_text(sql: str) -> None:
     _check_never_crashes(sql)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from([*_VOCABULARY, "CREATE FUNCTION f(", "RETURNS int "]), max_size=40))
 def test_fuzz_token_soup(words: list[str]) -> None:
     _check_never_crashes(" ".join(words))
@@ -548,7 +548,7 @@ def _mutate(text: str, ops: list[tuple[str, float, float, str]]) -> str:
     return text
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(600), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(_VALID_TEXTS), _MUTATIONS)
 def test_fuzz_mutated_valid_statements(text: str, ops: list[tuple[str, float, float, str]]) -> None:
     _check_never_crashes(_mutate(text, ops))
@@ -659,7 +659,7 @@ _BODY_PIECES = [
 ]  # fmt: skip
 
 
-@settings(max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(5000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.tuples(st.sampled_from(_BODY_PIECES), st.sampled_from(["", " "])),

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from tests.conftest import examples
 from translator.dialects.trino.routines import _grammar_reads, _type_as_written
 from translator.dialects.trino.routines.expr_types import parse_type
 
@@ -45,7 +46,7 @@ def _nested(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 _TYPES = st.recursive(_LEAVES, _nested, max_leaves=6)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_TYPES)
 def test_type_judged_by_parts_as_by_the_grammar(type_text: str) -> None:
     assert _type_as_written(type_text) == _grammar_reads(type_text)
@@ -62,7 +63,7 @@ def _read(read: object, text: str) -> object:
     return (repr(t), t.sql("trino"), t.sql("spark"), hash(t))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_TYPES)
 def test_type_read_by_parts_as_sqlglot_reads_it(type_text: str) -> None:
     parse_type.cache_clear()  # the parts are read afresh, in this example's order

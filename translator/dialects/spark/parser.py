@@ -49,13 +49,34 @@ from translator.errors import (
     UnsupportedError,
 )
 from translator.ir import CreateFunction, DropFunction, Parameter, Statement
-from translator.types import IcebergType, ListType, MapType, StructField, StructType, TypeParseError
+from translator.types import (
+    MAX_TYPE_NESTING,
+    TOO_DEEP,
+    IcebergType,
+    ListType,
+    MapType,
+    StructField,
+    StructType,
+    TypeNestingError,
+    TypeParseError,
+)
 
 if TYPE_CHECKING:
     from translator.dialects.base import Dialect, TypeInference
     from translator.script import StatementText
 
 __all__ = ["Builder", "parse_statement", "spark_type_to_iceberg"]
+
+
+class _TooDeep:
+    """Stands for a list, map or struct nested past the limit while the types around it are
+    built (each fails on it in turn), until :meth:`Builder.whole` refuses the whole type. No
+    Iceberg type: one that escaped would fail loudly, never be stored."""
+
+    nesting = MAX_TYPE_NESTING + 1
+
+
+_TOO_DEEP: Any = _TooDeep()
 
 
 def parse_statement(
@@ -193,22 +214,31 @@ class Builder(Transformer[Token, Any], Source):
 
     # -- types -----------------------------------------------------------------------------
 
+    def whole(self, typed: Typed) -> Typed:
+        """``typed`` as a whole type (a parameter's, a column's, the return type): one nested
+        past the limit is refused here, at its outermost level's start, where a reader looks
+        for it (types are built from the inside out: the level that counted past the limit is
+        64 levels in from the innermost, anywhere in the middle)."""
+        if typed.type is _TOO_DEEP:
+            self.fail(UnsupportedError, TOO_DEEP, typed.offset)
+        return typed
+
     def single_type(self, children: list[Typed]) -> IcebergType:
-        return children[0].type
+        return self.whole(children[0]).type
 
     def array_type(self, children: list[Any]) -> Typed:
         start = token_start(children[0])
         try:
             return Typed(ListType(children[1].type), start)
-        except TypeParseError as e:  # nested too deeply
-            self.fail(UnsupportedError, e.message, start)
+        except TypeNestingError:  # refused as a whole (:meth:`whole`)
+            return Typed(_TOO_DEEP, start)
 
     def map_type(self, children: list[Any]) -> Typed:
         start = token_start(children[0])
         try:
             return Typed(MapType(children[1].type, children[2].type), start)
-        except TypeParseError as e:  # nested too deeply
-            self.fail(UnsupportedError, e.message, start)
+        except TypeNestingError:
+            return Typed(_TOO_DEEP, start)
 
     def struct_type(self, children: list[Any]) -> Typed:
         """Children keep their punctuation (``!`` in the grammar): the last is the ``>``."""
@@ -216,6 +246,8 @@ class Builder(Transformer[Token, Any], Source):
         fields = [c for c in children if isinstance(c, StructField)]
         try:
             return Typed(StructType(fields), start)
+        except TypeNestingError:
+            return Typed(_TOO_DEEP, start)
         except TypeParseError as e:
             source = self.text[start : token_end(children[-1])]
             self.fail(UnsupportedError, f"{source}: {e.message}", start)
@@ -286,7 +318,7 @@ class Builder(Transformer[Token, Any], Source):
         return Clause("comment", "COMMENT", token_start(children[0]), unquote(str(children[1])))
 
     def returns_type(self, children: list[Any]) -> Clause:
-        return Clause("returns", "RETURNS", token_start(children[0]), children[1])
+        return Clause("returns", "RETURNS", token_start(children[0]), self.whole(children[1]))
 
     def returns_table(self, children: list[Any]) -> Clause:
         columns = [c for c in children[2:] if c is not None]
@@ -348,6 +380,7 @@ class Builder(Transformer[Token, Any], Source):
 
     def param(self, children: list[Any]) -> Parameter:
         name, typed, *options = children
+        typed = self.whole(typed)
         defaults = [o for o in options if isinstance(o, Default)]
         comments = [o for o in options if isinstance(o, Clause)]
         for extra in (defaults[1:2], comments[1:2]):
@@ -370,6 +403,7 @@ class Builder(Transformer[Token, Any], Source):
 
     def column(self, children: list[Any]) -> tuple[StructField, int]:
         name, typed, comment = children
+        typed = self.whole(typed)
         doc = comment.value if comment is not None else None
         return StructField(name.text, typed.type, doc), name.offset
 

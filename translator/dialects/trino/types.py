@@ -27,6 +27,7 @@ from translator.types import (
     PrimitiveType,
     StructField,
     StructType,
+    TypeNestingError,
     TypeParseError,
 )
 
@@ -70,7 +71,10 @@ def to_iceberg(t: Spelled, b: Source, warnings: list[Diagnostic]) -> IcebergType
         simple = _SIMPLE_TYPES.get(t.name)
         if simple is not None:  # what the mapper returns for it, with nothing to check or say
             return simple
-    return _TypeMapper(b, warnings).map(t)
+    try:
+        return _TypeMapper(b, warnings).map(t)
+    except TypeNestingError as e:  # at the whole type, not at the level that counted past
+        raise b.unsupported(e.message, t.offset) from None
 
 
 @dataclass(slots=True)
@@ -96,7 +100,9 @@ class _TypeMapper:
         if handler is not None:
             try:
                 return handler(self, t)
-            except TypeParseError as e:  # an array, map or row nested too deeply
+            except TypeNestingError:
+                raise  # reported at the whole type (to_iceberg)
+            except TypeParseError as e:
                 raise self.unsupported(t, e.message) from None
         if t.name in _NOT_IN_ICEBERG:
             raise self.unsupported(t, f"Trino type {t.text} has no Iceberg equivalent")

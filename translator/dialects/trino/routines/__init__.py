@@ -32,6 +32,7 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 
 from translator.dialects.trino.routines.analyzer import RoutineProblem, analyze, analyze_routine
 from translator.dialects.trino.routines.expr_types import parse_type
+from translator.dialects.trino.routines.flow import MAX_SPARK_LAMBDAS, too_deep_form
 from translator.dialects.trino.routines.lowering import lower_body
 from translator.dialects.trino.routines.meaning import Refused, rewritten
 from translator.dialects.trino.routines.reading import parse_expression, reads_as_written
@@ -56,6 +57,7 @@ from translator.sqltrees import breadth_first, copy_tree, unlink
 from translator.types import IcebergType, PrimitiveType
 
 __all__ = [
+    "MAX_SPARK_LAMBDAS",
     "RoutineProblem",
     "SparkForm",
     "analyze",
@@ -341,6 +343,7 @@ def spark_form(
     is always copied)."""
     names = None
     calls: tuple[exp.Anonymous, ...] | None = None
+    tree: exp.Expr | None = None
     try:
         if isinstance(routine.body, Block):
             tree = lower_body(routine)
@@ -361,14 +364,22 @@ def spark_form(
         # The rewrite's walk saw every call of a tree it left as it was: only a call of the
         # function's own name there (or a rewritten tree) needs the walk, which finds the
         # first such call breadth first, as the message names it.
+        lambdas = 0
         if calls is None or any(str(call.name).lower() == own for call in calls):
-            for call in breadth_first(tree):  # tree.find_all(exp.Anonymous), as one loop
+            # tree.find_all(exp.Anonymous), as one loop; a lowered body's also counts its lets
+            if isinstance(routine.body, Block):
+                nodes, lambdas = _levels(tree)
+            else:
+                nodes = breadth_first(tree)
+            for call in nodes:
                 if isinstance(call, exp.Anonymous) and str(call.name).lower() == own:
                     return SparkForm(
                         None,
                         f"the body calls {call.name}, the function's own name: Spark has "
                         "neither overloads nor recursive SQL functions",
                     )
+        if isinstance(routine.body, Block) and lambdas > MAX_SPARK_LAMBDAS:
+            return SparkForm(None, too_deep_form(lambdas))
         if not private:  # sqlglot's own copy, at half its cost
             tree = copy_tree(tree)
         sql = tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=False)
@@ -377,6 +388,51 @@ def spark_form(
     except Refused as e:
         return SparkForm(None, e.reason)
     except RecursionError:
-        return SparkForm(None, "the body nests too deeply to be translated")
+        return SparkForm(None, _too_deep(routine, tree))
     except SqlglotError as e:
         return SparkForm(None, f"sqlglot cannot write it in Spark: {str(e).splitlines()[0]}")
+
+
+def _too_deep(routine: Routine, tree: exp.Expr | None) -> str:
+    """Why a body ran out of Python's stack: its statements nest too deeply to be lowered, or
+    its Spark form (one level or more for every branch, loop and binding the rest of the body
+    sits in) nests too deeply to be written; how deep, counted without recursion."""
+    if not isinstance(routine.body, Block):
+        return "the body nests too deeply to be translated"
+    if tree is None:
+        return "the body's statements nest too deeply to be lowered to one Spark expression"
+    depth, level = 0, [tree]
+    while level:
+        depth += 1
+        level = [child for node in level for child in node.iter_expressions()]
+    return (
+        f"the body's Spark form nests {depth} expressions deep, too deep to be written: the "
+        "body is too long or too deeply nested to be one Spark expression"
+    )
+
+
+def _levels(root: exp.Expr) -> tuple[list[exp.Expr], int]:
+    """:func:`translator.sqltrees.breadth_first` of ``root``, and the most calls with a lambda
+    (a let, a fold) any node is inside (one walk, no recursion)."""
+    out = [root]
+    inside = [0]  # calls with a lambda around each node of ``out``
+    append, mark = out.append, inside.append
+    expr, call, lam = exp.Expr, exp.Anonymous, exp.Lambda
+    most, i = 0, 0
+    while i < len(out):
+        node = out[i]
+        here = inside[i]
+        if isinstance(node, call) and any(isinstance(a, lam) for a in node.expressions):
+            here += 1
+            most = max(most, here)
+        for value in node.args.values():
+            if isinstance(value, list):
+                for v in value:
+                    if isinstance(v, expr):
+                        append(v)
+                        mark(here)
+            elif isinstance(value, expr):
+                append(value)
+                mark(here)
+        i += 1
+    return out, most

@@ -26,6 +26,24 @@ BIND_ABOVE = 1_500
 
 RUNNING, FINISHED, RETURNED = 0, 1, 2
 
+#: How many lets and folds (calls with a lambda) deep a lowered body's Spark form may nest.
+#: Each binding, loop and branch that joins holds the rest of the body in one, so a long body
+#: nests deeply; sqlglot reads a lambda by trying and backing off, so the parse back of such a
+#: form costs time that grows faster than its text (800 bound declarations, ~130 lets deep:
+#: 10 s), and past a few hundred levels sqlglot cannot write it at all (Python's stack). A
+#: fixed limit refuses such a body the same way wherever it is compiled; a long statement list
+#: is refused as soon as it passes the limit, before the rest of it is lowered.
+MAX_SPARK_LAMBDAS = 64
+
+
+def too_deep_form(lets: int) -> str:
+    """Why a body whose Spark form nests ``lets`` lets and folds deep has none."""
+    return (
+        f"the body's Spark form nests {lets} lets and folds deep, more than {MAX_SPARK_LAMBDAS} "
+        "(each binding, loop and branch that joins holds the rest of the body in one): the "
+        "body is too long or too deeply nested to be one Spark expression"
+    )
+
 
 @dataclass(frozen=True, slots=True)
 class Frame:

@@ -13,7 +13,11 @@ Spark cannot hold statements in a SQL function, so the body is compiled into an 
   branch falls through, either the branches are straight-line code (each changed variable
   becomes ``CASE WHEN c1 THEN v1 ... END``) or the branches compute a *state* struct (an exit
   code, the variables, the RETURN value) that is bound once (``element_at(transform(array(s),
-  t -> ...), 1)``, Spark's let) and dispatched on.
+  t -> ...), 1)``, Spark's let) and dispatched on. Each branch is lowered once, with *holes*
+  where it falls through, returns or jumps; which of these forms it takes decides what fills
+  them, so nested branches cost time linear in the body.
+- **Sequences** are lowered one statement after the other, each leaving a hole for the next:
+  Python's stack grows with the body's nesting, not with its length.
 - **Loops** (WHILE, REPEAT, LOOP, FOR, with LEAVE and ITERATE) become a fold over a bounded
   sequence: ``aggregate(sequence(1, n), init_state, (s, i) -> step, s -> check)``. The step
   runs one iteration unless the state says the loop is over; LEAVE, ITERATE of an outer loop and
@@ -39,6 +43,7 @@ from translator.dialects.trino.routines import syntax as s
 from translator.dialects.trino.routines.expr_types import parse_type, spark_type, type_of
 from translator.dialects.trino.routines.flow import (
     BIND_ABOVE,
+    MAX_SPARK_LAMBDAS,
     PLAIN,
     RETURNED,
     RUNNING,
@@ -52,19 +57,15 @@ from translator.dialects.trino.routines.flow import (
     num,
     ref,
     size,
+    too_deep_form,
     wrap,
 )
 from translator.dialects.trino.routines.loops import StateShape, lower_loop
 from translator.dialects.trino.routines.meaning import Refused, rewrite
-from translator.dialects.trino.routines.reading import parse_expression
+from translator.dialects.trino.routines.reading import read_expression
 from translator.sqltrees import copy_tree
 
 __all__ = ["lower_body"]
-
-#: The lowering budget (:attr:`_Lowering.budget`): statements lowered per character of the
-#: routine's text, plus a floor.
-_STEPS_PER_CHAR = 4
-_STEPS_MIN = 2000
 
 
 def lower_body(routine: s.Routine) -> exp.Expr:
@@ -88,11 +89,24 @@ class _Lowering:
         self.return_type: exp.DataType = self.trino_type(routine.return_type)
         self.trino_type("bigint")  # the type of loop counters (:mod:`.loops`)
         self.unbounded_depth: int = 0
-        #: Statements lowered so far, and how many this body may take: a branch that both
-        #: exits and falls through is lowered twice (see :meth:`join`), so nested ones cost
-        #: twice per level; past a budget linear in the text, the body is refused instead.
-        self.steps = 0
-        self.budget = _STEPS_PER_CHAR * len(routine.text) + _STEPS_MIN
+        #: Each value's size and text, by identity (the value is kept, so the id stays its).
+        self.sizes: dict[int, tuple[exp.Expr, int]] = {}
+        self.texts: dict[int, tuple[exp.Expr, str]] = {}
+
+    def size(self, value: exp.Expr) -> int:
+        """:func:`.flow.size` of a variable's value, measured once: a value stays in the frames
+        of many statements (each assignment sizes them all), and is never changed in place."""
+        known = self.sizes.get(id(value))
+        if known is None:
+            known = self.sizes[id(value)] = (value, size(value))
+        return known[1]
+
+    def text(self, value: exp.Expr) -> str:
+        """``value.sql()``, written once (as :meth:`size`)."""
+        known = self.texts.get(id(value))
+        if known is None:
+            known = self.texts[id(value)] = (value, value.sql())
+        return known[1]
 
     def trino_type(self, text: str) -> exp.DataType:
         t = parse_type(text)
@@ -135,7 +149,7 @@ class _Lowering:
 
     def value(self, e: s.Expr, frame: Frame) -> exp.Expr:
         """``e`` in Spark with Trino's meaning, each variable replaced by its current value."""
-        node = parse_expression(e.text)
+        node = read_expression(e.text)
         if node is None:
             raise Refused(f"sqlglot cannot read {e.text!r}")
         spark = rewrite(node, frame.types)
@@ -143,7 +157,7 @@ class _Lowering:
 
     def typed_value(self, e: s.Expr, frame: Frame, target: exp.DataType) -> exp.Expr:
         """``e`` coerced to ``target`` as Trino coerces on SET, DEFAULT and RETURN."""
-        node = parse_expression(e.text)
+        node = read_expression(e.text)
         actual = type_of(node, frame.types) if node is not None else None
         value = self.value(e, frame)
         if actual is not None and actual == target:
@@ -180,15 +194,30 @@ class _Lowering:
     def statements(
         self, stmts: tuple[s.Statement, ...], frame: Frame, exits: Exits, k: Continuation
     ) -> exp.Expr:
-        if not stmts:
-            return k(frame)
-        head, rest = stmts[0], stmts[1:]
-        return self.statement(head, frame, exits, lambda f: self.statements(rest, f, exits, k))
+        """``stmts`` then ``k``, one statement after the other (not one call inside the next,
+        which would use Python's stack in proportion to the body's length): each statement is
+        lowered with a hole where what follows it goes (:class:`_Holes`), filled by the next.
+        A statement falls through at most once (a join lowers the rest once), and what it
+        does after its continuation is only to build its tree, so the pieces are lowered, and
+        fresh names drawn, in the same order as by recursion."""
+        root: exp.Expr | None = None
+        hole: _Hole | None = None
+        lets = 0  # lets and folds around the hole, within this list
+        for stmt in stmts:
+            holes = _Holes()
+            tree = self.statement(stmt, frame, exits, holes.fall)
+            root = tree if hole is None else hole.fill(root, tree)
+            if not holes.made:  # it never falls through: the rest is never reached
+                return root
+            (hole,) = holes.made
+            frame = hole.fall_frame()
+            lets += _lambdas_between(hole.node, tree)
+            if lets > MAX_SPARK_LAMBDAS:  # a long list: refused before the rest is lowered
+                raise Refused(too_deep_form(lets))
+        rest = k(frame)
+        return rest if hole is None else hole.fill(root, rest)
 
     def statement(self, stmt: s.Statement, frame: Frame, exits: Exits, k: Continuation) -> exp.Expr:
-        self.steps += 1
-        if self.steps > self.budget:
-            raise Refused("the body's branches nest too deeply to be lowered to one expression")
         if isinstance(stmt, s.Return):
             return exits.on_return(self.typed_value(stmt.value, frame, self.return_type))
         if isinstance(stmt, s.SetStmt):
@@ -213,8 +242,14 @@ class _Lowering:
         return lower_loop(self.lowerer(), stmt, frame, exits, k)
 
     def block(self, block: s.Block, frame: Frame, exits: Exits, k: Continuation) -> exp.Expr:
+        """The block's declarations, each bound like an assignment (a default may double an
+        earlier one's value: unbound, a chain of them would grow the expression
+        exponentially), then its statements, then ``k`` with the block's variables gone."""
         outer = set(frame.values)
         inner = frame
+        root: exp.Expr | None = None
+        hole: _Hole | None = None
+        lets = 0
         for d in block.declarations:
             t = self.trino_type(d.type)
             for name in d.names:
@@ -223,12 +258,25 @@ class _Lowering:
                 else:
                     value = self.cast(exp.Null(), t)
                 inner = inner.set(name.value.lower(), value, t)
-        return self.statements(block.statements, inner, exits, lambda f: k(f.only(outer)))
+            if d.default is None or all(
+                isinstance(inner.values[n.value.lower()], _SMALL) for n in d.names
+            ):
+                continue
+            holes = _Holes()
+            tree = self.bound(inner, holes.fall)
+            root = tree if hole is None else hole.fill(root, tree)
+            (hole,) = holes.made
+            inner = hole.fall_frame()
+            lets += _lambdas_between(hole.node, tree)
+            if lets > MAX_SPARK_LAMBDAS:  # as in :meth:`statements`
+                raise Refused(too_deep_form(lets))
+        rest = self.statements(block.statements, inner, exits, lambda f: k(f.only(outer)))
+        return rest if hole is None else hole.fill(root, rest)
 
     def bound(self, frame: Frame, k: Continuation) -> exp.Expr:
         """``k(frame)``, with large values bound once (a let) instead of copied at every use."""
-        big = [n for n, v in frame.values.items() if not isinstance(v, exp.Column | exp.Literal)]
-        if sum(size(frame.values[n]) for n in big) <= BIND_ABOVE:
+        big = [n for n, v in frame.values.items() if not isinstance(v, _SMALL)]
+        if sum(self.size(frame.values[n]) for n in big) <= BIND_ABOVE:
             return k(frame)
         var = self.fresh("t")
         fields = {n: f"v{i}" for i, n in enumerate(big)}
@@ -248,37 +296,44 @@ class _Lowering:
         exits: Exits,
         k: Continuation,
     ) -> exp.Expr:
-        """IF / CASE statements: a CASE expression; the rest of the body is lowered once."""
+        """IF / CASE statements: a CASE expression; the rest of the body is lowered once.
+
+        Each branch is lowered once, with holes where it falls through, returns or jumps
+        (:class:`_Holes`); how many fall through decides what fills them: the enclosing
+        construct's exits and the rest of the body (one), each changed variable as a CASE
+        (straight-line branches), or a state struct dispatched on (:meth:`join`)."""
         conditions = [self.value(c, frame) for c, _ in branches]
         bodies = [body for _, body in branches] + [otherwise or ()]
-        falls: list[Frame] = []
-
-        def capture(f: Frame) -> exp.Expr:
-            falls.append(f)
-            return exp.Placeholder(this=f"fall{len(falls) - 1}")
-
-        lowered = [self.statements(body, frame, exits, capture) for body in bodies]
+        holes = _Holes()
+        lowered = [self.statements(body, frame, holes.exits, holes.fall) for body in bodies]
+        falls = [h for h in holes.made if h.frame is not None]
         if len(falls) <= 1:
-            rest = k(falls[0]) if falls else None
-            results = [_fill(r, rest) for r in lowered]
-            return case(list(zip(conditions, results[:-1], strict=True)), results[-1])
-        if all(isinstance(r, exp.Placeholder) for r in lowered):  # straight-line branches
+            for h in holes.made:
+                if h.frame is None:
+                    lowered = h.fill_in(lowered, h.exit(exits))
+            if falls:
+                lowered = falls[0].fill_in(lowered, k(falls[0].fall_frame()))
+            return case(list(zip(conditions, lowered[:-1], strict=True)), lowered[-1])
+        if all(r is h.node for r, h in zip(lowered, falls, strict=False)) and len(falls) == len(
+            lowered
+        ):  # straight-line branches: each is its one fall-through
             merged = frame
             for name in frame.values:
-                values = [f.values[name] for f in falls]
-                if all(v.sql() == values[-1].sql() for v in values):
+                values = [f.fall_frame().values[name] for f in falls]
+                if all(self.text(v) == self.text(values[-1]) for v in values):
                     merged = merged.set(name, values[-1])
                 else:
                     merged = merged.set(
                         name, case(list(zip(conditions, values[:-1], strict=True)), values[-1])
                     )
             return self.bound(merged, k)
-        return self.join(conditions, bodies, frame, exits, k)
+        return self.join(conditions, lowered, holes, frame, exits, k)
 
     def join(
         self,
         conditions: list[exp.Expr],
-        bodies: list[tuple[s.Statement, ...]],
+        lowered: list[exp.Expr],
+        holes: _Holes,
         frame: Frame,
         exits: Exits,
         k: Continuation,
@@ -293,10 +348,9 @@ class _Lowering:
             return shape.build(num(code), f)
 
         inner = Exits(lambda v: shape.build(num(RETURNED), frame, ret=v), jump)
-        results = [
-            self.statements(body, frame, inner, lambda f: shape.build(num(RUNNING), f))
-            for body in bodies
-        ]
+        for h in holes.made:
+            filler = shape.build(num(RUNNING), h.frame) if h.frame is not None else h.exit(inner)
+            lowered = h.fill_in(lowered, filler)
         var = self.fresh("t")
         after = shape.read(var, frame)
         code = ref(var, "code")
@@ -308,19 +362,82 @@ class _Lowering:
                 (exp.EQ(this=code.copy(), expression=num(c)), exits.on_jump(kind, label, after))
             )
         body = case(dispatch, k(after))
-        return let(case(list(zip(conditions, results[:-1], strict=True)), results[-1]), var, body)
+        return let(case(list(zip(conditions, lowered[:-1], strict=True)), lowered[-1]), var, body)
 
 
-def _fill(tree: exp.Expr, rest: exp.Expr | None) -> exp.Expr:
-    """``tree`` with its one fall-through placeholder replaced by ``rest``."""
-    if rest is None:
-        return tree
-    if isinstance(tree, exp.Placeholder):
-        return rest
-    for p in tree.find_all(exp.Placeholder):
-        p.replace(rest)
-        break
-    return tree
+def _lambdas_between(node: exp.Expr, top: exp.Expr) -> int:
+    """The lambdas ``node`` is inside, up to ``top`` (one statement's tree)."""
+    count = 0
+    while node is not top and node.parent is not None:
+        node = node.parent
+        count += isinstance(node, exp.Lambda)
+    return count
+
+
+#: Values never bound with a let: a use copies them at no cost.
+_SMALL = (exp.Column, exp.Literal)
+
+
+class _Hole:
+    """A place in a lowered tree still to be filled: where a statement falls through (with the
+    frame there), returns (the value) or jumps (kind, label and frame)."""
+
+    __slots__ = ("frame", "jump", "node", "value")
+
+    def __init__(
+        self,
+        frame: Frame | None,
+        value: exp.Expr | None = None,
+        jump: tuple[str, str, Frame] | None = None,
+    ) -> None:
+        self.node: exp.Expr = exp.Placeholder(this="hole")
+        self.frame, self.value, self.jump = frame, value, jump
+
+    def fall_frame(self) -> Frame:
+        assert self.frame is not None, "a RETURN or a jump, not a fall-through"
+        return self.frame
+
+    def exit(self, exits: Exits) -> exp.Expr:
+        """What ``exits`` make of this RETURN or jump."""
+        if self.jump is not None:
+            return exits.on_jump(*self.jump)
+        assert self.value is not None
+        return exits.on_return(self.value)
+
+    def fill(self, root: exp.Expr | None, tree: exp.Expr) -> exp.Expr:
+        """``root`` (the tree this hole is in) with ``tree`` in the hole."""
+        if self.node is root or root is None:
+            return tree
+        self.node.replace(tree)
+        return root
+
+    def fill_in(self, roots: list[exp.Expr], tree: exp.Expr) -> list[exp.Expr]:
+        """``roots`` (one of which holds this hole) with ``tree`` in the hole."""
+        if self.node.parent is None:
+            return [tree if r is self.node else r for r in roots]
+        self.node.replace(tree)
+        return roots
+
+
+class _Holes:
+    """The holes a piece of the lowering leaves, in the order they are made."""
+
+    __slots__ = ("exits", "made")
+
+    def __init__(self) -> None:
+        self.made: list[_Hole] = []
+        self.exits = Exits(
+            lambda v: self.add(_Hole(None, value=v)),
+            lambda kind, label, f: self.add(_Hole(None, jump=(kind, label, f))),
+        )
+
+    def add(self, hole: _Hole) -> exp.Expr:
+        self.made.append(hole)
+        return hole.node
+
+    def fall(self, frame: Frame) -> exp.Expr:
+        """The continuation that leaves a hole: what follows is lowered later, once."""
+        return self.add(_Hole(frame))
 
 
 @lru_cache(maxsize=4096)  # keyed by what a script says: bounded

@@ -17,7 +17,13 @@ from sqlglot.errors import SqlglotError
 
 from translator.sqltrees import ByClass, breadth_first
 
-__all__ = ["TrinoAsWritten", "expression_parts", "parse_expression", "reads_as_written"]
+__all__ = [
+    "TrinoAsWritten",
+    "expression_parts",
+    "parse_expression",
+    "read_expression",
+    "reads_as_written",
+]
 
 
 class TrinoAsWritten(Trino):
@@ -53,17 +59,28 @@ def _typed_decimal(m: re.Match[str]) -> str:
     return f"CAST('{number}' AS decimal({precision},{scale}))"
 
 
-@lru_cache(maxsize=1024)
 def parse_expression(text: str) -> exp.Expr | None:
     """A Trino expression as sqlglot reads it (subscripts as written, typed decimal literals
-    with their precision), or None where sqlglot cannot read it.
+    with their precision), or None where sqlglot cannot read it, or cannot here: too deep for
+    what is left of Python's stack (:func:`read_expression` says which)."""
+    try:
+        return read_expression(text)
+    except RecursionError:
+        return None
+
+
+@lru_cache(maxsize=1024)
+def read_expression(text: str) -> exp.Expr | None:
+    """:func:`parse_expression`, except that running out of Python's stack raises
+    ``RecursionError``: it depends on where the call is made, not on the text, so it is not an
+    answer to keep (the cache keeps none) nor a reason to give as the text's.
 
     Cached: the analyzer and the lowering read the same expressions. Callers never change the
     tree they get (the rewrites work on copies)."""
     try:
         text = _DECIMAL_LITERAL.sub(_typed_decimal, text)
         node = sqlglot.parse_one(text, read=TrinoAsWritten)
-    except (SqlglotError, RecursionError, ValueError, TypeError, KeyError, AttributeError):
+    except (SqlglotError, ValueError, TypeError, KeyError, AttributeError):
         return None
     return None if isinstance(node, exp.Command) else node
 
