@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from tests.migrate.helpers import SPARK_DIR, migrate, run_cli, write_dir
 from translator.migrate import report_html, report_markdown
 from translator.migrate.render import json_text
@@ -92,7 +93,7 @@ _JSON = st.recursive(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(_JSON)
 def test_report_json_text_is_json_dumps(value: object) -> None:
     """The report is written by pydantic-core where it writes what ``json.dumps`` writes."""

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
 from translator.fileio import name_part_problem
 from translator.warehouse import (
     FunctionRef,
@@ -51,7 +52,7 @@ def test_file_uuids_are_derived_so_racing_writers_aim_at_one_name() -> None:
     )
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(
     namespace=st.text(min_size=1).filter(lambda t: name_part_problem(t) is None and "." not in t),
     name=st.text(min_size=1).filter(lambda t: name_part_problem(t) is None),

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import assert_rest_schema_valid
+from tests.conftest import assert_rest_schema_valid, examples
 from tests.warehouse.helpers import (
     CREATE_INT,
     current_versions,
@@ -108,7 +108,7 @@ def test_new_folders_are_made_durable_in_their_parents(
     assert {tmp_path, tmp_path / "trash", tmp_path / "trash/ns", tmp_path / "ns"} <= set(synced)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(
     root=st.sampled_from(["/srv/wh", "/", "//srv/wh", "/srv/wh/"]),
     rel=st.lists(
