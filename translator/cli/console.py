@@ -7,8 +7,8 @@ found late. Errors never reach the user as a traceback.
 
 Building the parser loads no more than its options need: each command module imports what its
 command runs (sqlglot, lark, pydantic models, the warehouse) inside that command, so ``--help``
-or a usage error answers without them, and a ``compile`` loads no warehouse, server or REST
-client (tests/cli/test_start_up.py holds this).
+or a usage error answers without them, and a ``compile`` loads neither the warehouse's commits
+nor its REST client, nor the server (tests/cli/test_start_up.py holds this).
 """
 
 from __future__ import annotations
