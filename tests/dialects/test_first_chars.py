@@ -5,6 +5,8 @@ of the grammars' statements and of random text, in every lexer state of both gra
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -15,18 +17,27 @@ from tests.dialects.test_inline_parse import _texts
 from translator.dialects.first_chars import MAX_CHARS, ByFirstChar, may_start
 from translator.dialects.grammar import load_parser
 from translator.dialects.inline_loop import _tables
+from translator.dialects.state_lexers import ready
 
 
 def _outcome(m: re.Match[str] | None) -> tuple[str | None, int] | None:
     return None if m is None else (m.lastgroup, m.end())
 
 
-def _lexers(dialect: str) -> list[tuple[ByFirstChar, object]]:
-    tables = _tables(load_parser(dialect, "start", positions=False))
+def _lexers(dialect: str) -> list[tuple[ByFirstChar, Callable[..., Any]]]:
+    """Each distinct lexer of the grammar as the loop runs it (made ready), with the match of
+    lark's own scanner for that lexer state: the whole alternation, as lark makes it."""
+    parser = load_parser(dialect, "start", positions=False)
+    tables = _tables(parser)
     assert tables is not None
-    found = {id(lx[0]): lx[0] for lx in tables.lexing if isinstance(lx[0], ByFirstChar)}
+    found: dict[int, tuple[ByFirstChar, Callable[..., Any]]] = {}
+    for state, basic in parser.parser.lexer.lexers.items():
+        by_char = ready(tables.lexing, state)[0]
+        assert isinstance(by_char, ByFirstChar)
+        (whole,) = basic.scanner._mres
+        found[id(by_char)] = (by_char, whole.match)
     assert len(found) > 10
-    return [(by_char, by_char._whole) for by_char in found.values()]
+    return list(found.values())
 
 
 #: Text around the places where a choice between terminals is made: quotes, comments, numbers

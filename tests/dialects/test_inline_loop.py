@@ -24,6 +24,7 @@ from translator.dialects.inline_loop import (
     share_entries,
 )
 from translator.dialects.spark import parser as spark_parser
+from translator.dialects.state_lexers import ready
 from translator.dialects.trino import parser as trino_parser
 
 
@@ -78,7 +79,7 @@ def test_every_rule_is_reduced_by_the_loop_itself(
     for parser in parsers:
         tables = parser if isinstance(parser, Tables) else _tables(parser)
         assert tables is not None
-        reducers = {r[1] for r in tables.reductions}
+        reducers = {r[1] for r in tables.ready()}
         assert len(reducers) > 50
         assert all(r.__name__ == "reduce" for r in reducers)
 
@@ -175,7 +176,8 @@ def test_keyword_retyping_is_lark_s_for_every_word() -> None:
     words += ["x", "_if", "\u017fql", "\u017fecurity", "\u212aey", "caf\u00e9", "if\u0130"]
     fast = 0
     for state, basic in lexers.items():
-        mine = tables.lexing[state][1]
+        mine = ready(tables.lexing, state)[1]
+        assert basic.scanner is not None  # lark's own scanner, which makes basic.callback
         assert mine.keys() == basic.callback.keys()
         for name, lark_callback in basic.callback.items():
             fast += mine[name] is not lark_callback

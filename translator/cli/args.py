@@ -13,15 +13,17 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from translator.compile import CompileOptions
 from translator.dialects import DIALECTS
 from translator.errors import NameSyntaxError, TranslatorError
 from translator.names import parse_name
 from translator.warehouse.layout import DEFAULT_NAMESPACE, FunctionRef, namespace_folder
-from translator.warehouse.resolve import ResolveOptions
-from translator.warehouse.warehouse import Warehouse, require_existing
+
+if TYPE_CHECKING:  # loaded by the commands that use them: the parser itself needs neither
+    from translator.compile import CompileOptions
+    from translator.warehouse.resolve import ResolveOptions
+    from translator.warehouse.warehouse import Warehouse
 
 __all__ = [
     "CATALOG_ENV",
@@ -125,6 +127,8 @@ def compile_options_parent(cls: type[ParserT]) -> ParserT:
 
 
 def compile_options(args: argparse.Namespace) -> CompileOptions:
+    from translator.compile import CompileOptions
+
     return CompileOptions(
         targets=tuple(args.target) if args.target else None,
         transpile=not args.no_transpile,
@@ -203,6 +207,8 @@ def open_warehouse(args: argparse.Namespace, *, create: bool = False) -> Warehou
     Only the commands that write a new warehouse (``create``: apply, migrate) may start one: for
     the others a mistyped folder would read as a warehouse with no functions.
     """
+    from translator.warehouse.warehouse import Warehouse, require_existing
+
     where = args.warehouse or os.environ.get(WAREHOUSE_ENV)
     if not where:
         raise UsageError(f"--warehouse DIR is required (or set {WAREHOUSE_ENV})")
@@ -239,6 +245,8 @@ def resolution_parent() -> argparse.ArgumentParser:
 
 
 def resolve_options(args: argparse.Namespace) -> ResolveOptions:
+    from translator.warehouse.resolve import ResolveOptions
+
     return ResolveOptions(
         metadata_file=args.metadata_file,
         function_uuid=args.function_uuid,

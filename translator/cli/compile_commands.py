@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from translator.cli.args import (
     EXIT_INPUT,
@@ -39,21 +39,18 @@ from translator.errors import (
     UnsupportedNameError,
 )
 from translator.fileio import atomic_write, child_path
-from translator.metadata import (
-    UdfMetadata,
-    check_metadata_files,
-    dump_metadata,
-    metadata_to_json,
-    read_metadata_file,
-)
 from translator.names import format_part, parse_name
 from translator.warehouse.layout import parse_metadata_name
+
+if TYPE_CHECKING:
+    from translator.metadata import UdfMetadata
 
 __all__ = ["register", "register_emit"]
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from translator.body_checks import representation_problems
+    from translator.metadata import check_metadata_files, read_metadata_file
 
     all_ok = True
     for path, error in check_metadata_files(Path(p) for p in args.files):
@@ -90,7 +87,13 @@ def into_name(path: str, meta: UdfMetadata) -> str:
 
 def _cmd_compile(args: argparse.Namespace) -> int:
     from translator.api import compile_script
-    from translator.metadata import validate_metadata
+    from translator.metadata import (
+        UdfMetadata,
+        dump_metadata,
+        metadata_to_json,
+        read_metadata_file,
+        validate_metadata,
+    )
 
     if args.output and args.output_dir:
         raise UsageError("--output and --output-dir exclude each other")
@@ -287,6 +290,7 @@ def _cmd_emit(args: argparse.Namespace) -> int:
 
 def _emit_file(args: argparse.Namespace) -> Any:
     from translator.emit import emit_ddl
+    from translator.metadata import read_metadata_file
 
     if args.name is None:
         raise UsageError("emit METADATA needs --name NAME (the function's name in the DDL)")

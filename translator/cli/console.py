@@ -4,6 +4,11 @@ Each command group registers its own subcommands (:mod:`~translator.cli.compile_
 :mod:`~translator.cli.warehouse_commands`, :mod:`~translator.cli.migrate_commands`); each
 command returns an exit code (:mod:`translator.cli.args`), raising ``UsageError`` for bad usage
 found late. Errors never reach the user as a traceback.
+
+Building the parser loads no more than its options need: each command module imports what its
+command runs (sqlglot, lark, pydantic models, the warehouse) inside that command, so ``--help``
+or a usage error answers without them, and a ``compile`` loads neither the warehouse's commits
+nor its REST client, nor the server (tests/cli/test_start_up.py holds this).
 """
 
 from __future__ import annotations
@@ -27,7 +32,6 @@ from translator.cli.args import (
     Parser,
     UsageError,
 )
-from translator.cli.output import error_text
 from translator.collector import for_a_whole_run
 from translator.errors import MetadataError, TranslatorError, format_diagnostic
 from translator.redact import mask_secrets, url_secrets
@@ -117,6 +121,8 @@ def _main(argv: list[str]) -> int:
         print(f"error: {_OPTION_MESSAGES.get(e.reason, e.message)}", file=sys.stderr)
         return EXIT_INPUT
     except TranslatorError as e:
+        from translator.cli.output import error_text
+
         print(error_text(e), file=sys.stderr)
         if isinstance(e, AmbiguousMetadataError):
             print(f"hint: --metadata-file {e.files[0]} reads one of them", file=sys.stderr)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from translator.cli.args import (
     EXIT_INPUT,
@@ -27,17 +27,11 @@ from translator.cli.output import MigrationProgress, print_summary
 from translator.dialects import DIALECTS
 from translator.errors import TranslatorError
 from translator.fileio import atomic_write
-from translator.migrate import (
-    NOT_READ,
-    MigrationReport,
-    list_migration_files,
-    migrate_directory,
-    report_html,
-    report_json,
-    report_markdown,
-)
 from translator.warehouse.errors import HistoryWouldBeLostError
 from translator.warehouse.layout import DEFAULT_NAMESPACE
+
+if TYPE_CHECKING:
+    from translator.migrate import MigrationReport
 
 __all__ = ["register"]
 
@@ -54,6 +48,8 @@ def _check_output(flag: str, value: str | None) -> None:
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
+    from translator.migrate import NOT_READ, list_migration_files, migrate_directory
+
     src = Path(args.src)
     if not src.exists():
         raise UsageError(f"{args.src}: no such directory")
@@ -100,6 +96,8 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def _write_reports(args: argparse.Namespace, report: MigrationReport) -> int:
+    from translator.migrate import report_html, report_json, report_markdown
+
     code = report.exit_code
     for value, render in (
         (args.report_json, report_json),

@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from translator.cli.terminal import BarProgress, on_terminal, print_table
 from translator.errors import (
@@ -22,10 +22,11 @@ from translator.errors import (
     UnsupportedError,
     format_diagnostic,
 )
-from translator.merge import Change
-from translator.migrate import Issue, MigrationReport, ProgressEvent
-from translator.migrate.render import SUMMARY_ROWS, verdict
-from translator.warehouse.summary import FunctionInfo, HistoryEntry, iso_ms
+
+if TYPE_CHECKING:  # what the commands hand over; a command that renders none does not load them
+    from translator.merge import Change
+    from translator.migrate import Issue, MigrationReport, ProgressEvent
+    from translator.warehouse.summary import FunctionInfo, HistoryEntry
 
 __all__ = [
     "MigrationProgress",
@@ -161,12 +162,18 @@ def print_list(infos: Sequence[FunctionInfo], out: TextIO) -> None:
         out.write(list_text(infos))
 
 
+def _iso_ms(ms: int) -> str:
+    from translator.warehouse.summary import iso_ms
+
+    return iso_ms(ms)
+
+
 def history_rows(entries: Sequence[HistoryEntry]) -> tuple[list[str], list[list[str]]]:
     """``history``'s header and rows (``*`` marks the current entry)."""
     rows = [
         [
             f"{e.number}{'*' if e.current else ''}",
-            iso_ms(e.timestamp_ms),
+            _iso_ms(e.timestamp_ms),
             str(e.timestamp_ms),
             ", ".join(f"{d} -> v{v}" for d, v in e.versions),
         ]
@@ -277,6 +284,8 @@ def _summary_head(report: MigrationReport) -> str:
 
 def summary_text(report: MigrationReport) -> str:
     """The summary table printed at the end of a run."""
+    from translator.migrate.render import SUMMARY_ROWS, verdict
+
     s = report.summary()
     width = max(len(label) for _, label in SUMMARY_ROWS)
     lines = [_summary_head(report)]
@@ -287,6 +296,8 @@ def summary_text(report: MigrationReport) -> str:
 
 def print_summary(report: MigrationReport, out: TextIO) -> None:
     """The summary: a rich table on a terminal, :func:`summary_text` otherwise."""
+    from translator.migrate.render import SUMMARY_ROWS, verdict
+
     if not on_terminal(out):
         out.write(summary_text(report))
         return

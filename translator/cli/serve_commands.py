@@ -13,9 +13,7 @@ import sys
 from typing import Any
 
 from translator.cli.args import EXIT_OK, UsageError, open_warehouse, warehouse_parent
-from translator.warehouse import ResolveOptions
 from translator.warehouse.errors import UnsupportedStorageError
-from translator.warehouse.rest import is_rest_address
 
 __all__ = ["register"]
 
@@ -28,6 +26,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             f"serve needs Starlette and uvicorn ({e.name} is missing): "
             "pip install 'iceberg-udf[server]'"
         ) from None
+    from translator.warehouse import ResolveOptions
+    from translator.warehouse.rest import is_rest_address
+
     where = args.warehouse or ""
     if is_rest_address(where):
         raise UsageError("serve a warehouse folder, URL or SQL catalog, not a REST catalog")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from translator.cli.args import (
     EXIT_INPUT,
@@ -38,7 +38,9 @@ from translator.cli.output import (
     show_text,
 )
 from translator.warehouse.errors import HistoryWouldBeLostError
-from translator.warehouse.results import ApplyResult
+
+if TYPE_CHECKING:
+    from translator.warehouse.results import ApplyResult
 
 __all__ = ["register"]
 

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-__all__ = ["ByFirstChar", "may_start"]
+__all__ = ["ByFirstChar", "StartTests", "may_start"]
 
 #: Characters each lexer state remembers its alternation for (a script in some other alphabet
 #: would meet many more; past this, the state's whole alternation serves them).
@@ -129,9 +129,21 @@ def _charset(items: Sequence[tuple[Any, Any]]) -> str:
     return "[" + "".join(out) + "]"
 
 
+class StartTests(dict[tuple[str, int], _Test | None]):
+    """``tests[pattern, flags]``: :func:`may_start` of them, read once for the lexers of one
+    grammar (a terminal is in many of its lexer states; reading a pattern costs a parse by
+    Python's regex parser and a compile per alternative). Its keys are the grammar's own
+    terminals, so it holds at most one entry each."""
+
+    def __missing__(self, key: tuple[str, int]) -> _Test | None:
+        test = self[key] = may_start(*key)
+        return test
+
+
 class ByFirstChar(dict[str, Callable[..., Any]]):
     """``by_char[c]``: the match of the alternation of the terminals that may start with
-    ``c`` (``terminals``: (name, pattern) in the lexer's order, compiled with ``flags``)."""
+    ``c`` (``terminals``: (name, pattern) in the lexer's order, compiled with ``flags``;
+    ``starts``: the tests of the grammar's terminals, where other lexers share them)."""
 
     def __init__(
         self,
@@ -139,11 +151,11 @@ class ByFirstChar(dict[str, Callable[..., Any]]):
         flags: int,
         whole: Callable[..., Any],
         compile_: Callable[..., Any] = re.compile,
+        starts: StartTests | None = None,
     ) -> None:
         super().__init__()
-        self._terminals = [
-            (name, pattern, may_start(pattern, flags)) for name, pattern in terminals
-        ]
+        tests = StartTests() if starts is None else starts
+        self._terminals = [(name, pattern, tests[pattern, flags]) for name, pattern in terminals]
         self._flags = flags
         self._whole = whole
         self._compile = compile_

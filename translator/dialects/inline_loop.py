@@ -28,7 +28,7 @@ from typing import Any
 
 from lark import Lark, Token, Tree
 from lark.grammar import Rule
-from lark.lexer import BasicLexer, ContextualLexer, PatternStr, UnlessCallback
+from lark.lexer import BasicLexer, ContextualLexer
 from lark.parse_tree_builder import (
     ChildFilterLALR,
     ChildFilterLALR_NoPlaceholders,
@@ -40,7 +40,7 @@ from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
 from lark.parsers.lalr_parser import LALR_Parser
 from lark.parsers.lalr_parser import _Parser as LarkLalr
 
-from translator.dialects.first_chars import ByFirstChar
+from translator.dialects.state_lexers import Lexing, state_lexings
 
 __all__ = ["METHOD", "NotParsed", "Tables", "builder_tables", "parse_inline", "share_entries"]
 
@@ -56,26 +56,6 @@ METHOD = "_iceberg_udf_method"
 class NotParsed(Exception):
     """The text is not in the language (what exactly is wrong, lark's own parse says)."""
 
-
-#: Per parser state, of that state's lexer: by the character at the position, the match of
-#: its terminals' regexes that may start there (tried in lark's order), its callbacks, the
-#: terminals it ignores and those that may hold a line break.
-_Lexing = tuple[dict[str, Callable[..., Any]], dict[str, Any], frozenset[str], frozenset[str]]
-
-
-class _Whole(dict[str, Callable[..., Any]]):
-    """The whole alternation at every character."""
-
-    def __init__(self, whole: Callable[..., Any]) -> None:
-        super().__init__()
-        self._whole = whole
-
-    def __missing__(self, c: str) -> Callable[..., Any]:
-        return self._whole
-
-
-#: The lexer of a state lark has none for (none today): it matches nothing.
-_NO_LEXER: _Lexing = (_Whole(lambda text, pos: None), {}, frozenset(), frozenset())
 
 #: A reduction: (number of symbols popped, what makes the value, the rule's name for the goto).
 _Reduce = tuple[int, Callable[[list[Any], Any], Any], str]
@@ -116,33 +96,25 @@ class Tables:
         self.rules: tuple[Rule, ...] = tuple(index)  # by reduction index
         self._use(inner.callbacks)
         self.states: tuple[int, ...] = tuple(table.states)
-        by_lexer: dict[int, _Lexing] = {}
-        self.lexing: list[_Lexing] = [_NO_LEXER] * len(self.actions)
-        for state, basic in lexer.lexers.items():
-            assert isinstance(basic, BasicLexer)
-            if id(basic) not in by_lexer:
-                scanner = basic.scanner  # built on first use; it also fills basic.callback
-                whole = _first_match(tuple(m.match for m in scanner._mres))
-                terms = [(t.name, t.pattern.to_regexp()) for t in scanner.terminals]
-                by_lexer[id(basic)] = (
-                    ByFirstChar(terms, scanner.g_regex_flags, whole, scanner.re_.compile)
-                    if not scanner.use_bytes
-                    else _Whole(whole),
-                    {k: _keywords(cb) for k, cb in basic.callback.items()},
-                    frozenset(basic.ignore_types),
-                    frozenset(basic.newline_types),
-                )
-            self.lexing[state] = by_lexer[id(basic)]
+        self.lexing: list[Lexing] = state_lexings(lexer, len(self.actions))
 
     def _use(self, callbacks: dict[Any, Any]) -> None:
         """Reduce with ``callbacks`` (lark's, by terminal name and by Rule)."""
         self.token_callbacks = {k: v for k, v in callbacks.items() if isinstance(k, str)}
         chains = {r: _Chain(cb) for r, cb in callbacks.items() if isinstance(r, Rule)}
         inlined = _inlined(chains)
-        self.reductions: tuple[_Reduce, ...] = tuple(
-            (len(r.expansion), _reducer(r, chains[r], callbacks[r], inlined), r.origin.name)
-            for r in self.rules
-        )
+        self.reductions: list[_Reduce] = []
+        for i, r in enumerate(self.rules):
+            first = _FirstReduce(self.reductions, i, r, chains[r], callbacks[r], inlined)
+            self.reductions.append((len(r.expansion), first, r.origin.name))
+
+    def ready(self) -> list[_Reduce]:
+        """The reductions, each made (for tests and tools: the loop makes one when it first
+        reduces by it)."""
+        for _, reduce, _ in self.reductions:
+            if isinstance(reduce, _FirstReduce):
+                reduce.make()
+        return self.reductions
 
     def with_callbacks(self, callbacks: dict[Any, Any]) -> Tables:
         """These tables reducing with other callbacks: the automaton and the lexers shared."""
@@ -289,60 +261,34 @@ def _reducer(
     return reduce
 
 
-def _first_match(matchers: tuple[Callable[..., Any], ...]) -> Callable[..., Any]:
-    """The match of a lexer's regexes: lark splits its terminals into several only where one
-    would have too many groups (the grammars here have one a state)."""
-    if len(matchers) == 1:
-        return matchers[0]
+class _FirstReduce:
+    """A rule's reduction until the loop first reduces by it: then it makes the rule's function
+    (:func:`_reducer`, a small compile), puts it in its place and runs it. A grammar has
+    hundreds of rules (all of them made took ~15 ms of a command's start-up) and a run reduces
+    by a part of them; once made, a reduction costs the loop nothing more."""
 
-    def first(text: str, pos: int) -> Any:
-        for match in matchers:
-            m = match(text, pos)
-            if m:
-                return m
-        return None
+    __slots__ = ("callback", "chain", "i", "inlined", "reductions", "rule")
 
-    return first
+    def __init__(
+        self,
+        reductions: list[_Reduce],
+        i: int,
+        rule: Rule,
+        chain: _Chain,
+        callback: Any,
+        inlined: frozenset[str],
+    ) -> None:
+        self.reductions, self.i, self.rule = reductions, i, rule
+        self.chain, self.callback, self.inlined = chain, callback, inlined
 
+    def make(self) -> Callable[[list[Any], Any], Any]:
+        reduce = _reducer(self.rule, self.chain, self.callback, self.inlined)
+        size, _, origin = self.reductions[self.i]
+        self.reductions[self.i] = (size, reduce, origin)
+        return reduce
 
-def _keywords(callback: Any) -> Any:
-    """lark's callback that retypes a word which is one of the lexer state's keywords (the
-    keyword strings a name's regex also matches: ``UnlessCallback``, a full match against an
-    alternation of them), answered by a dict for an ASCII word; anything else, lark's own.
-
-    For ASCII text and ASCII keywords, a case-insensitive full match is equality of the
-    lower-cased strings, and the first keyword of the alternation that matches is the first
-    one with that lower-cased spelling. A word with other characters (U+017F, the long s,
-    matches ``s`` case-insensitively) takes lark's regex.
-    """
-    scanner: Any = getattr(callback, "scanner", None)
-    terms = getattr(scanner, "terminals", None)
-    if (
-        type(callback) is not UnlessCallback
-        or not terms
-        or scanner.g_regex_flags
-        or not all(
-            isinstance(t.pattern, PatternStr)
-            and set(t.pattern.flags) == {"i"}
-            and t.pattern.value.isascii()
-            for t in terms
-        )
-    ):
-        return callback
-    types: dict[str, str] = {}
-    for t in terms:
-        types.setdefault(t.pattern.value.lower(), t.name)
-
-    def retype(tok: Token) -> Token:
-        value = tok.value
-        if not value.isascii():
-            return callback(tok)  # type: ignore[no-any-return]
-        found = types.get(value.lower())
-        if found is not None:
-            tok.type = found
-        return tok
-
-    return retype
+    def __call__(self, s: list[Any], b: Any) -> Any:
+        return self.make()(s, b)
 
 
 def _inlined(chains: dict[Rule, _Chain]) -> frozenset[str]:

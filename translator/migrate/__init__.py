@@ -42,22 +42,46 @@ The package, one module a job: :mod:`~translator.migrate.files` (which files, in
 :mod:`~translator.migrate.render`: the report as JSON (:func:`report_json`), Markdown
 (:func:`report_markdown`) and HTML (:func:`report_html`), all deterministic (sorted keys, no
 clock) so they can be compared.
+
+The names load on first use, so a module that needs one part (the report model, the file
+listing) does not load the run and everything it drives.
 """
 
 from __future__ import annotations
 
-from translator.migrate.files import NOT_READ, list_migration_files
-from translator.migrate.ledger import LEDGER_DIR
-from translator.migrate.render import report_html, report_json, report_markdown
-from translator.migrate.report import (
-    FileReport,
-    FunctionReport,
-    Issue,
-    MigrationReport,
-    ProgressEvent,
-    StatementReport,
-)
-from translator.migrate.run import migrate_directory
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from translator.migrate.files import NOT_READ, list_migration_files
+    from translator.migrate.ledger import LEDGER_DIR
+    from translator.migrate.render import report_html, report_json, report_markdown
+    from translator.migrate.report import (
+        FileReport,
+        FunctionReport,
+        Issue,
+        MigrationReport,
+        ProgressEvent,
+        StatementReport,
+    )
+    from translator.migrate.run import migrate_directory
+
+#: Public name -> the module it is loaded from on first use.
+_LAZY = {
+    "NOT_READ": "translator.migrate.files",
+    "list_migration_files": "translator.migrate.files",
+    "LEDGER_DIR": "translator.migrate.ledger",
+    "report_html": "translator.migrate.render",
+    "report_json": "translator.migrate.render",
+    "report_markdown": "translator.migrate.render",
+    "FileReport": "translator.migrate.report",
+    "FunctionReport": "translator.migrate.report",
+    "Issue": "translator.migrate.report",
+    "MigrationReport": "translator.migrate.report",
+    "ProgressEvent": "translator.migrate.report",
+    "StatementReport": "translator.migrate.report",
+    "migrate_directory": "translator.migrate.run",
+}
 
 __all__ = [
     "LEDGER_DIR",
@@ -74,3 +98,16 @@ __all__ = [
     "report_json",
     "report_markdown",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
