@@ -42,7 +42,7 @@ from translator.metadata.model import (
     UdfMetadata,
     trusted,
 )
-from translator.metadata.sharing import log_references, new_ref, same_order
+from translator.metadata.sharing import InOrder, log_references, new_ref, read_in_order
 
 __all__ = [
     "KEPT",
@@ -71,29 +71,88 @@ def index_enabled() -> bool:
     return os.environ.get("ICEBERG_UDF_MERGE_INDEX", "1") != "0"
 
 
+#: A position is found by scanning the ids this many times (a C-level pass over a list of
+#: pointers); the next lookup makes a dict of them, which costs about as many scans at 100k
+#: definitions and is a waste for a process that merges into the metadata once.
+_SCANS = 8
+
+
+class Positions:
+    """The first position of each definition-id in a list of them that is never changed.
+
+    A merge usually looks up one or two ids; a dict of 100k ids costs several times a scan of
+    the list to build (its inserts miss the caches). So the first :data:`_SCANS` lookups scan
+    the list, and the next one builds the dict that every later lookup uses. Shared by every
+    index made from the same one (building the dict twice on two threads is harmless).
+    """
+
+    __slots__ = ("_ids", "_scans", "_table")
+
+    def __init__(self, ids: list[str]) -> None:
+        self._ids = ids
+        self._table: dict[str, int] | None = None
+        self._scans = 0
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def get(self, definition_id: str) -> int | None:
+        """The first position of ``definition_id``, if it is in the list."""
+        table = self._table
+        if table is None:
+            if self._scans < _SCANS:
+                self._scans += 1
+                try:
+                    return self._ids.index(definition_id)
+                except ValueError:
+                    return None
+            n = len(self._ids)
+            # the first one wins
+            table = dict(zip(reversed(self._ids), range(n - 1, -1, -1), strict=True))
+            self._table = table
+        return table.get(definition_id)
+
+    def extended(self, added: dict[str, int]) -> Positions:
+        """These positions followed by ``added`` (the ids appended after them, by position)."""
+        ids = sorted(added, key=added.__getitem__)
+        n = len(self._ids)
+        if [added[i] for i in ids] != list(range(n, n + len(ids))):
+            raise AssertionError("appended definitions do not follow the indexed ones")
+        return Positions(self._ids + ids)
+
+
 @dataclass(slots=True)
 class DefinitionIndex:
     """Positions of a metadata's definitions; its last log entry's references name them in
     order at their current versions.
 
     ``first`` is shared by every index made from it and never changed; ``added`` (the ids
-    appended since) and ``pending`` (the positions changed since the last log entry: definition-id
-    and current version) belong to this one.
+    appended since: never one of ``first``'s) and ``pending`` (the positions changed since the
+    last log entry: definition-id and current version) belong to this one, as does the last
+    lookup (a statement asks for its definition up to three times).
     """
 
-    first: dict[str, int]
+    first: Positions
     added: dict[str, int]
     count: int
     refs: list[DefinitionVersionRef]
     pending: dict[int, tuple[str, int]] = field(default_factory=dict)
+    last: tuple[str, int | None] | None = None
 
     def position(self, definition_id: str) -> int | None:
         """The first position of a definition with this id, if any."""
-        p = self.first.get(definition_id)
-        return self.added.get(definition_id) if p is None else p
+        last = self.last
+        if last is not None and last[0] == definition_id:
+            return last[1]
+        p = self.added.get(definition_id)
+        if p is None:
+            p = self.first.get(definition_id)
+        self.last = (definition_id, p)
+        return p
 
     def appended(self, definition_id: str, version_id: int) -> None:
         """A definition appended at the end, at version ``version_id``."""
+        self.last = None
         self.added.setdefault(definition_id, self.count)
         self.pending[self.count] = (definition_id, version_id)
         self.count += 1
@@ -124,7 +183,7 @@ class DefinitionIndex:
         found equal to this index's: only copied, never changed)."""
         first, added = self.first, dict(self.added)
         if len(added) > max(_ADDED_APART, len(first) // 8):
-            first, added = {**added, **first}, {}
+            first, added = first.extended(added), {}
         return DefinitionIndex(first, added, self.count, refs, dict(self.pending))
 
 
@@ -190,13 +249,11 @@ def index_of(meta: UdfMetadata) -> DefinitionIndex | None:
         return None
     entry = log[-1]
     refs = entry.definition_versions
-    ids = same_order(meta.definitions, refs)
-    if ids is None:
+    read = read_in_order(meta.definitions, refs)
+    if read is None:
         return None
-    n = len(ids)
-    first = dict(zip(reversed(ids), range(n - 1, -1, -1), strict=True))  # the first one wins
-    index = DefinitionIndex(first, {}, n, refs)
-    _keep(meta, index, edits)
+    index = DefinitionIndex(Positions(read.ids), {}, len(read.ids), refs)
+    _keep(meta, index, edits, read)
     return index.working_copy(refs)
 
 
@@ -211,14 +268,18 @@ def keep_index(meta: UdfMetadata, index: DefinitionIndex, edits: int) -> None:
     _keep(meta, index, edits)
 
 
-def _keep(meta: UdfMetadata, index: DefinitionIndex, edits: int) -> None:
+def _keep(
+    meta: UdfMetadata, index: DefinitionIndex, edits: int, read: InOrder | None = None
+) -> None:
+    """Keep ``index`` beside ``meta`` with copies of its lists to check it against (``read``'s,
+    made from them just now, or new ones)."""
     entry = meta.definition_log[-1]
     kept = _Kept(
         weakref.ref(meta, _forget(id(meta))),
         index,
-        list(meta.definitions),
+        list(meta.definitions) if read is None else read.definitions,
         entry,
-        list(entry.definition_versions),
+        list(entry.definition_versions) if read is None else read.refs,
         edits,
     )
     if len(kept.definitions) != index.count or len(kept.refs) != index.count:
