@@ -138,6 +138,8 @@ class DefinitionIndex:
     refs: list[DefinitionVersionRef]
     pending: dict[int, tuple[str, int]] = field(default_factory=dict)
     last: tuple[str, int | None] | None = None
+    spare_definitions: list[Definition] | None = None
+    spare_refs: list[DefinitionVersionRef] | None = None
 
     def position(self, definition_id: str) -> int | None:
         """The first position of a definition with this id, if any."""
@@ -167,7 +169,9 @@ class DefinitionIndex:
     def next_refs(self) -> list[DefinitionVersionRef]:
         """The references of the log entry a merge appends now: the last entry's, with those of
         the definitions changed or appended since made new (every other one shared)."""
-        refs = list(self.refs)
+        refs, self.spare_refs = self.spare_refs, None
+        if refs is None:
+            refs = list(self.refs)
         for p, (did, vid) in sorted(self.pending.items()):
             if p < len(refs):
                 refs[p] = new_ref(did, vid)
@@ -254,7 +258,9 @@ def index_of(meta: UdfMetadata) -> DefinitionIndex | None:
         return None
     index = DefinitionIndex(Positions(read.ids), {}, len(read.ids), refs)
     _keep(meta, index, edits, read)
-    return index.working_copy(refs)
+    mine = index.working_copy(refs)
+    mine.spare_definitions, mine.spare_refs = read.spare_definitions, read.spare_refs
+    return mine
 
 
 def keep_index(meta: UdfMetadata, index: DefinitionIndex, edits: int) -> None:

@@ -84,12 +84,15 @@ _SLICE = 1024
 
 @dataclass(frozen=True, slots=True)
 class InOrder:
-    """What :func:`read_in_order` found: the definitions' ids, and new lists of the definitions
-    and of the references (copies made while the objects were in the caches)."""
+    """What :func:`read_in_order` found: the definitions' ids, and two new lists each of the
+    definitions and of the references (copies made while the objects were in the caches: one
+    for an index to compare against, one for a merge to change)."""
 
     ids: list[str]
     definitions: list[Definition]
     refs: list[DefinitionVersionRef]
+    spare_definitions: list[Definition]
+    spare_refs: list[DefinitionVersionRef]
 
 
 def read_in_order(defs: list[Definition], last: list[DefinitionVersionRef]) -> InOrder | None:
@@ -105,8 +108,10 @@ def read_in_order(defs: list[Definition], last: list[DefinitionVersionRef]) -> I
         return None
     if n <= _SLICE:
         ids = _in_order(defs, last)
-        return None if ids is None else InOrder(ids, list(defs), list(last))
-    out = InOrder([], [], [])
+        if ids is None:
+            return None
+        return InOrder(ids, list(defs), list(last), list(defs), list(last))
+    out = InOrder([], [], [], [], [])
     for i in range(0, n, _SLICE):
         d, r = defs[i : i + _SLICE], last[i : i + _SLICE]
         ids = _in_order(d, r)
@@ -115,6 +120,8 @@ def read_in_order(defs: list[Definition], last: list[DefinitionVersionRef]) -> I
         out.ids.extend(ids)
         out.definitions.extend(d)
         out.refs.extend(r)
+        out.spare_definitions.extend(d)
+        out.spare_refs.extend(r)
     return out
 
 
