@@ -180,13 +180,13 @@ def _own_definition(
     mine = d.model_copy()
     quiet_assign(mine, "versions", list(d.versions))
     p = None if index is None else index.position(d.definition_id)
-    if p is not None and meta.definitions[p] is d:
+    if p is None or meta.definitions[p] is not d:
+        p = next((i for i, x in enumerate(meta.definitions) if x is d), None)
+    if p is not None:
         meta.definitions[p] = mine
+        if index is not None:
+            index.owned(p)
         return mine
-    for i, x in enumerate(meta.definitions):
-        if x is d:
-            meta.definitions[i] = mine
-            return mine
     raise AssertionError(f"definition {d.definition_id!r} is not in the metadata")
 
 

@@ -5,9 +5,16 @@ definition's current version (100k references at 100k definitions). Reading 100k
 costs more per definition at 100k than at 10k (they no longer fit in the processor's caches), so
 a merge that reads them all grows faster than its metadata. A :class:`DefinitionIndex` holds
 what those reads would find, for metadata whose last log entry names the definitions in their
-order at their current versions (what every merge writes): the first position of each
-definition-id, and the last entry's reference list. A merge then copies two lists of pointers and
-does Python work only for the definitions its statements touch.
+order at their current versions (what every merge writes): the definition-ids in order (a
+lookup scans them, :class:`Positions`), and the last entry's reference list. A merge then copies
+two lists of pointers and does Python work only for the definitions its statements touch.
+
+**The first merge into a model** reads every definition and reference once
+(:func:`~translator.metadata.sharing.read_in_order`): a slice at a time, so that its passes find
+the objects still in the processor's caches, making there every copy of the two lists it needs
+(after the read, a copy touches 100k cold objects). It builds no dict of the ids (100k inserts
+that miss the caches), and the copies a result's index is checked against are made only when a
+merge into that result checks them.
 
 **Kept by identity, checked on every use.** An index is kept beside one metadata object (by its
 identity, dropped when that object dies; at most :data:`KEPT` of them) and used only while
@@ -140,6 +147,10 @@ class DefinitionIndex:
     last: tuple[str, int | None] | None = None
     spare_definitions: list[Definition] | None = None
     spare_refs: list[DefinitionVersionRef] | None = None
+    #: The lists this index was found to describe (the kept copies it was made from), and the
+    #: positions below their length whose definition a merge has replaced since.
+    basis: tuple[list[Definition], list[DefinitionVersionRef]] | None = None
+    replaced: set[int] = field(default_factory=set)
 
     def position(self, definition_id: str) -> int | None:
         """The first position of a definition with this id, if any."""
@@ -165,6 +176,11 @@ class DefinitionIndex:
         if p is None:
             raise AssertionError(f"definition {definition_id!r} is not in the merge's index")
         self.pending[p] = (definition_id, version_id)
+        self.replaced.add(p)
+
+    def owned(self, position: int) -> None:
+        """The merge replaced the definition at ``position`` by its own copy."""
+        self.replaced.add(position)
 
     def next_refs(self) -> list[DefinitionVersionRef]:
         """The references of the log entry a merge appends now: the last entry's, with those of
@@ -182,13 +198,18 @@ class DefinitionIndex:
         self.refs, self.pending = refs, {}
         return refs
 
-    def working_copy(self, refs: list[DefinitionVersionRef]) -> DefinitionIndex:
+    def working_copy(
+        self,
+        refs: list[DefinitionVersionRef],
+        basis: tuple[list[Definition], list[DefinitionVersionRef]],
+    ) -> DefinitionIndex:
         """An index a merge may change, sharing ``first`` and ``refs`` (the last entry's list,
-        found equal to this index's: only copied, never changed)."""
+        found equal to this index's: only copied, never changed); ``basis``: the kept copies
+        of the metadata's lists."""
         first, added = self.first, dict(self.added)
         if len(added) > max(_ADDED_APART, len(first) // 8):
             first, added = first.extended(added), {}
-        return DefinitionIndex(first, added, self.count, refs, dict(self.pending))
+        return DefinitionIndex(first, added, self.count, refs, dict(self.pending), basis=basis)
 
 
 def find_definition(
@@ -224,12 +245,43 @@ def append_log_entry(meta: UdfMetadata, ts: int, index: DefinitionIndex | None =
 
 @dataclass(slots=True)
 class _Kept:
+    """An index kept beside a metadata object, with copies of its lists to check it against.
+
+    The copies of a merge's result are made only when a merge into it checks them: until then
+    ``definitions`` and ``refs`` are the copies its merge's index was made from, and ``changes``
+    what the merge did to them (most results are never merged into: copying 100k pointers
+    touches 100k objects).
+    """
+
     owner: weakref.ref[UdfMetadata]
     index: DefinitionIndex
     definitions: list[Definition]
     entry: DefinitionLogEntry
     refs: list[DefinitionVersionRef]
     edits: int
+    changes: _Changes | None = None
+
+    def lists(self) -> tuple[list[Definition], list[DefinitionVersionRef]]:
+        """The copies to check the metadata's lists against (made now if not yet made)."""
+        changes = self.changes
+        if changes is None:
+            return self.definitions, self.refs
+        defs = self.definitions + changes.definitions
+        refs = self.refs + changes.refs
+        for p, (d, r) in changes.replaced.items():
+            defs[p], refs[p] = d, r
+        self.definitions, self.refs, self.changes = defs, refs, None
+        return defs, refs
+
+
+@dataclass(frozen=True, slots=True)
+class _Changes:
+    """A merge's result against the lists its index was made from: the definitions (and their
+    references) it replaced, by position, and those it appended."""
+
+    replaced: dict[int, tuple[Definition, DefinitionVersionRef]]
+    definitions: list[Definition]
+    refs: list[DefinitionVersionRef]
 
 
 _kept: dict[int, _Kept] = {}
@@ -246,7 +298,8 @@ def index_of(meta: UdfMetadata) -> DefinitionIndex | None:
         return None
     kept = _kept.get(id(meta))
     if kept is not None and _holds(kept, meta):
-        return kept.index.working_copy(meta.definition_log[-1].definition_versions)
+        basis = kept.lists()
+        return kept.index.working_copy(meta.definition_log[-1].definition_versions, basis)
     edits = EDITS[0]
     log = meta.definition_log
     if not log:
@@ -258,7 +311,7 @@ def index_of(meta: UdfMetadata) -> DefinitionIndex | None:
         return None
     index = DefinitionIndex(Positions(read.ids), {}, len(read.ids), refs)
     _keep(meta, index, edits, read)
-    mine = index.working_copy(refs)
+    mine = index.working_copy(refs, (read.definitions, read.refs))
     mine.spare_definitions, mine.spare_refs = read.spare_definitions, read.spare_refs
     return mine
 
@@ -271,7 +324,25 @@ def keep_index(meta: UdfMetadata, index: DefinitionIndex, edits: int) -> None:
     log = meta.definition_log
     if not log or log[-1].definition_versions is not index.refs:
         return
-    _keep(meta, index, edits)
+    basis, replaced = index.basis, index.replaced
+    index.basis, index.replaced = None, set()
+    defs, refs = meta.definitions, index.refs
+    if basis is None or not len(basis[0]) == len(basis[1]) <= index.count == len(defs) == len(refs):
+        _keep(meta, index, edits)
+        return
+    n = len(basis[0])
+    changes = _Changes({p: (defs[p], refs[p]) for p in replaced if p < n}, defs[n:], refs[n:])
+    _remember(
+        _Kept(
+            weakref.ref(meta, _forget(id(meta))),
+            index,
+            basis[0],
+            log[-1],
+            basis[1],
+            edits,
+            changes,
+        )
+    )
 
 
 def _keep(
@@ -289,6 +360,13 @@ def _keep(
         edits,
     )
     if len(kept.definitions) != index.count or len(kept.refs) != index.count:
+        return
+    _remember(kept)
+
+
+def _remember(kept: _Kept) -> None:
+    meta = kept.owner()
+    if meta is None:
         return
     with _lock:
         _kept.pop(id(meta), None)
@@ -314,9 +392,10 @@ def _holds(kept: _Kept, meta: UdfMetadata) -> bool:
     if not log or log[-1] is not kept.entry:
         return False
     defs, refs = meta.definitions, kept.entry.definition_versions
+    kept_defs, kept_refs = kept.lists()
     return (
-        len(defs) == len(kept.definitions)
-        and defs == kept.definitions
-        and len(refs) == len(kept.refs)
-        and refs == kept.refs
+        len(defs) == len(kept_defs)
+        and defs == kept_defs
+        and len(refs) == len(kept_refs)
+        and refs == kept_refs
     )
