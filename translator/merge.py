@@ -129,8 +129,9 @@ def merge_statements(
         key = function_key(stmt.name)
         if key not in working:
             base = (existing or {}).get(key)
-            working[key] = None if base is None else _private(base)
-            indexes[key] = None if base is None else index_of(base)
+            index = None if base is None else index_of(base)
+            working[key] = None if base is None else _private(base, index)
+            indexes[key] = index
         try:
             meta, change, warnings = apply_statement(
                 working[key], stmt, ctx=ctx, options=options, index=indexes[key]
@@ -151,17 +152,22 @@ def merge_statements(
     return out
 
 
-def _private(meta: UdfMetadata) -> UdfMetadata:
+def _private(meta: UdfMetadata, index: DefinitionIndex | None = None) -> UdfMetadata:
     """The copy of ``meta`` a script's statements change; the caller's is never changed.
 
     Made in time proportional to the number of definitions and log entries, not to the size of
     the whole tree: the top level and the two lists statements append to are new, while
     definitions, versions and log entries stay shared until a statement changes one
     (:func:`_own_definition` copies it first). So a result shares what did not change with the
-    metadata it was merged into; :func:`translator.metadata.deep_copy` separates them.
+    metadata it was merged into; :func:`translator.metadata.deep_copy` separates them. An index
+    just made by reading every definition (``index``, ``meta``'s) hands over the copy of the
+    definitions list it made then.
     """
     out = meta.model_copy()
-    out.definitions = list(meta.definitions)
+    spare = None
+    if index is not None:
+        spare, index.spare_definitions = index.spare_definitions, None
+    out.definitions = list(meta.definitions) if spare is None else spare
     out.definition_log = list(meta.definition_log)
     return out
 
@@ -174,13 +180,13 @@ def _own_definition(
     mine = d.model_copy()
     quiet_assign(mine, "versions", list(d.versions))
     p = None if index is None else index.position(d.definition_id)
-    if p is not None and meta.definitions[p] is d:
+    if p is None or meta.definitions[p] is not d:
+        p = next((i for i, x in enumerate(meta.definitions) if x is d), None)
+    if p is not None:
         meta.definitions[p] = mine
+        if index is not None:
+            index.owned(p)
         return mine
-    for i, x in enumerate(meta.definitions):
-        if x is d:
-            meta.definitions[i] = mine
-            return mine
     raise AssertionError(f"definition {d.definition_id!r} is not in the metadata")
 
 

@@ -137,3 +137,119 @@ def test_at_most_kept_indexes_are_kept() -> None:
     assert id(results[-1]) in index_module._kept
     del results
     assert len(index_module._kept) <= 1  # each dies with its metadata (base's stays)
+
+
+def test_positions_scan_then_build_a_table_with_the_same_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first lookups scan the ids, later ones use a dict: the first position either way."""
+    monkeypatch.setattr(index_module, "_SCANS", 3)
+    ids = ["int", "string", "int", "", "date"]
+    positions = index_module.Positions(ids)
+    wanted = {"int": 0, "string": 1, "": 3, "date": 4, "long": None, "in": None}
+    for _ in range(3):
+        for did, p in wanted.items():
+            assert positions.get(did) == p
+    assert positions._table is not None
+    extended = positions.extended({"long": 6, "double": 5})
+    assert [extended.get(d) for d in ("int", "double", "long", "x")] == [0, 5, 6, None]
+    with pytest.raises(AssertionError):
+        positions.extended({"long": 7})
+
+
+@pytest.mark.parametrize("slice_size", [1, 2, 3])
+def test_definitions_read_a_slice_at_a_time(
+    monkeypatch: pytest.MonkeyPatch, slice_size: int
+) -> None:
+    """Reading the definitions in slices changes nothing a merge writes, nor what it sees."""
+    from translator.metadata import sharing
+
+    monkeypatch.setattr(sharing, "_SLICE", slice_size)
+    assert _history() == _without_index(monkeypatch)
+    for edit in (_rollback_by_hand, _reverse, _edit_a_reference, _replace_a_reference):
+        assert _history(edit) == _without_index(monkeypatch, edit)
+
+
+def test_reading_in_order_refuses_what_a_later_slice_breaks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from translator.metadata import sharing
+
+    monkeypatch.setattr(sharing, "_SLICE", 2)
+    ctx = _context()
+    meta = compile_script("\n;".join(SCRIPT), "trino", context=ctx).metadata
+    assert meta is not None
+    defs, refs = meta.definitions, meta.definition_log[-1].definition_versions
+    read = sharing.read_in_order(defs, refs)
+    assert read is not None
+    assert read.ids == [d.definition_id for d in defs]
+    assert read.definitions == defs and read.definitions is not defs
+    assert read.refs == refs and read.refs is not refs
+    broken = [*refs[:-1], sharing.new_ref(refs[-1].definition_id, 99)]
+    assert sharing.read_in_order(defs, broken) is None
+    unset = refs[-1].model_copy()
+    unset.__pydantic_fields_set__.discard("version_id")
+    assert sharing.read_in_order(defs, [*refs[:-1], unset]) is None
+    assert sharing.read_in_order(defs, refs[:-1]) is None
+
+
+def _chain(steps: list[tuple[str, str, bool]]) -> tuple[list[str], list[UdfMetadata]]:
+    """Each step (sql, dialect, attach) merged into the last result: the files and results."""
+    from translator.compile import CompileOptions
+
+    ctx = _context()
+    meta: UdfMetadata | None = None
+    files, results = [], []
+    for sql, dialect, attach in steps:
+        options = CompileOptions(attach=attach)
+        out = compile_script(sql, dialect, into=meta, context=ctx, options=options)
+        meta = out.raise_for_errors().metadata
+        assert meta is not None
+        files.append(dump_metadata(meta))
+        results.append(meta)
+    return files, results
+
+
+_ATTACHING = [
+    ("\n;".join(SCRIPT), "trino", False),
+    ("CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 30", "spark", True),
+    ("CREATE OR REPLACE FUNCTION f(x double) RETURNS double RETURN x * 5", "trino", False),
+    (
+        "CREATE FUNCTION f(x bigint) RETURNS bigint RETURN x;\n"
+        "CREATE OR REPLACE FUNCTION f(x bigint) RETURNS bigint RETURN x + 1",
+        "trino",
+        False,
+    ),
+    ("CREATE FUNCTION f(x STRING) RETURNS STRING RETURN lower(x)", "spark", True),
+    ("CREATE OR REPLACE FUNCTION f(x integer) RETURNS integer RETURN x + 9", "trino", False),
+]
+
+
+def test_a_result_s_copies_are_made_when_a_merge_checks_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A result's index keeps what its merge changed, not copies of its lists, until the next
+    merge into it checks them; the files are those of merges that read every definition, with
+    replacements, attached bodies and definitions added and replaced in one script."""
+    files, results = _chain(_ATTACHING)
+    for meta in results[1:]:
+        kept = index_module._kept.get(id(meta))
+        assert kept is not None
+    last = index_module._kept[id(results[-1])]
+    assert last.changes is not None  # nothing merged into the last result yet
+    assert index_module.index_of(results[-1]) is not None
+    assert last.changes is None
+    assert last.definitions == results[-1].definitions
+    assert last.refs == results[-1].definition_log[-1].definition_versions
+    with monkeypatch.context() as m:
+        m.setenv("ICEBERG_UDF_MERGE_INDEX", "0")
+        assert _chain(_ATTACHING)[0] == files
+
+
+def test_a_caller_s_change_to_a_result_is_seen_before_its_copies_are_made() -> None:
+    """A definition replaced in the result's list before anything checked the index: the
+    check sees it (and the last entry no longer names the definitions: no index)."""
+    meta = _chain(_ATTACHING[:3])[1][-1]
+    assert index_module._kept[id(meta)].changes is not None
+    meta.definitions[1] = meta.definitions[1].model_copy(update={"definition_id": "x"})
+    assert index_module.index_of(meta) is None
