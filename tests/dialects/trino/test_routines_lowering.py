@@ -148,9 +148,11 @@ def test_nested_ifs_that_exit_and_fall_through_are_lowered_in_linear_time(
 ) -> None:
     """Each such IF lowered its branches, then lowered them again for the state struct: 20
     nested ones took 90 s (2^depth statements lowered), and a budget then refused them. Each
-    branch is now lowered once, its exits left as holes the join fills: 15, 30 and 60 nested
+    branch is now lowered once, its exits left as holes the join fills: 15, 30 and 40 nested
     IFs are lowered, each statement once; 80 hold the rest of the body in more lets than a
-    Spark form may nest (:data:`MAX_SPARK_LAMBDAS`), and are refused saying so."""
+    Spark form may nest (:data:`MAX_SPARK_LAMBDAS`), and are refused saying so. (Past ~50 the
+    Spark form nests deeper than pure-Python sqlglot can write, though sqlglotc writes 60: the
+    depths here are within both builds.)"""
     lowered: list[object] = []
     statement = lowering._Lowering.statement
 
@@ -159,7 +161,7 @@ def test_nested_ifs_that_exit_and_fall_through_are_lowered_in_linear_time(
         return statement(self, stmt, *args)
 
     monkeypatch.setattr(lowering._Lowering, "statement", counted)
-    for depth in (15, 30, 60, 80):
+    for depth in (15, 30, 40, 80):
         lowered.clear()
         nested = "IF p > 0 THEN " * depth + "RETURN 1;" + " END IF;" * depth
         form = spark_form(parse_routine(_fn("deep", "p integer", "integer", nested + " RETURN p;")))
