@@ -19,8 +19,7 @@ lives in ``translator.spark``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from translator.errors import (
     Diagnostic,
@@ -36,6 +35,7 @@ from translator.errors import (
     UnsupportedError,
     UnsupportedNameError,
 )
+from translator.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from translator.api import CompileResult, compile_script
@@ -96,15 +96,4 @@ __all__ = [
     "parse_name",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'translator' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)

@@ -49,8 +49,9 @@ listing) does not load the run and everything it drives.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from translator.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from translator.migrate.files import NOT_READ, list_migration_files
@@ -99,15 +100,4 @@ __all__ = [
     "report_markdown",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)

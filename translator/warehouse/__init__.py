@@ -18,8 +18,9 @@ command that opens no warehouse.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from translator.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from translator.warehouse.cache import CACHE_ENV, MetadataCache
@@ -87,15 +88,4 @@ __all__ = [
     "require_existing",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
