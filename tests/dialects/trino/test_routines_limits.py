@@ -7,11 +7,8 @@ whose failure was taken (and cached) as "sqlglot cannot read 'x > 194'"."""
 from __future__ import annotations
 
 import sys
-from typing import Any
 
-import pytest
-
-from translator.dialects.trino.routines import lowering, spark_form
+from translator.dialects.trino.routines import spark_form
 from translator.dialects.trino.routines.reading import parse_expression, read_expression
 from translator.dialects.trino.routines.syntax import parse_routine
 
@@ -83,20 +80,10 @@ def test_a_spark_form_past_the_depth_limit_is_refused_before_it_is_parsed_back()
     assert "lets and folds deep, more than 64" in form.reason, form.reason
 
 
-def test_a_long_list_is_refused_as_soon_as_it_passes_the_limit(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_long_list_is_refused_as_soon_as_it_passes_the_limit(lowered: list[object]) -> None:
     """Found by the long fuzz run: 1,600 IFs in a row took 80 s to compile (linear, but each
     IF sizes the values it binds), all to be refused at the end. A statement list is refused
     once the lets around its next hole pass the limit, before the rest is lowered."""
-    lowered: list[object] = []
-    statement = lowering._Lowering.statement
-
-    def counted(self: Any, stmt: Any, *args: Any) -> Any:
-        lowered.append(stmt)
-        return statement(self, stmt, *args)
-
-    monkeypatch.setattr(lowering._Lowering, "statement", counted)
     body = "".join(f"IF x > {i} THEN SET x = x * 3 - {i}; END IF;\n" for i in range(1600))
     form = spark_form(parse_routine(_routine(body)))
     assert form.reason is not None and "65 lets and folds deep, more than 64" in form.reason

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.dialects.trino.spark_calls import call
 from translator.dialects.trino.lexical import TRINO
-from translator.dialects.trino.routines import MAX_SPARK_LAMBDAS, lowering, spark_form
+from translator.dialects.trino.routines import MAX_SPARK_LAMBDAS, spark_form
 from translator.dialects.trino.routines.syntax import Block, parse_routine
 from translator.script import split_statements
 
@@ -144,7 +144,7 @@ def test_nested_loops_without_a_bound_are_refused() -> None:
 
 
 def test_nested_ifs_that_exit_and_fall_through_are_lowered_in_linear_time(
-    monkeypatch: pytest.MonkeyPatch,
+    lowered: list[object],
 ) -> None:
     """Each such IF lowered its branches, then lowered them again for the state struct: 20
     nested ones took 90 s (2^depth statements lowered), and a budget then refused them. Each
@@ -153,14 +153,6 @@ def test_nested_ifs_that_exit_and_fall_through_are_lowered_in_linear_time(
     Spark form may nest (:data:`MAX_SPARK_LAMBDAS`), and are refused saying so. (Past ~50 the
     Spark form nests deeper than pure-Python sqlglot can write, though sqlglotc writes 60: the
     depths here are within both builds.)"""
-    lowered: list[object] = []
-    statement = lowering._Lowering.statement
-
-    def counted(self: Any, stmt: Any, *args: Any) -> Any:
-        lowered.append(stmt)
-        return statement(self, stmt, *args)
-
-    monkeypatch.setattr(lowering._Lowering, "statement", counted)
     for depth in (15, 30, 40, 80):
         lowered.clear()
         nested = "IF p > 0 THEN " * depth + "RETURN 1;" + " END IF;" * depth
