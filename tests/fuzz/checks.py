@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import random
 import signal
 import time
 import traceback
 from collections.abc import Callable
-from contextlib import redirect_stderr, redirect_stdout, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.hardening_cli import run_cli
 from translator.api import compile_script
-from translator.cli import main
 from translator.emit import emit_ddl
 from translator.errors import TranslatorError
 from translator.history import view_at
@@ -77,22 +76,8 @@ def timed(findings: Findings, kind: str, text: str, limit: float, run: Callable[
         findings.add(f"slow-{kind}", text, f"took {took:.1f} s of CPU (limit {limit} s)")
 
 
-def run_command(*argv: str) -> tuple[int, str]:
-    """The command's exit code and its standard error, run in this process."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        try:
-            code = main(list(argv))
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 2
-        except BaseException:  # a finding, whatever it is
-            traceback.print_exc()
-            code = -1
-    return code, err.getvalue()
-
-
 def check_command(findings: Findings, text: str, *argv: str) -> None:
-    code, err = run_command(*argv)
+    code, _, err = run_cli(*argv)
     if code not in EXIT_CODES or "Traceback" in err:
         findings.add(f"command-{argv[0]}", text, f"{argv}\nexit {code}\n{err[-4000:]}")
 
