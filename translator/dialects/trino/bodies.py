@@ -29,6 +29,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokenizer_core import TokenType
 
 from translator.query_free import QueryFree, query_free
+from translator.sqlglot_dialects import SPARK, TRINO
 from translator.sqltrees import ByClass, breadth_first
 
 __all__ = [
@@ -105,10 +106,10 @@ def prepare_for_trino(ast: Any, parameters: Sequence[str], *, private: bool = Fa
         written = unit.name.upper() if isinstance(unit, (exp.Var, exp.Literal)) else None
         trino_unit = units.get(written) if written else None
         if trino_unit is None:
-            what = repr(written) if written else unit.sql("spark") if unit else "no unit"
+            what = repr(written) if written else unit.sql(SPARK) if unit else "no unit"
             return QueryFree(
                 None,
-                f"{node.sql('spark')[:60]} truncates to {what}, which is no unit of Trino's "
+                f"{node.sql(SPARK)[:60]} truncates to {what}, which is no unit of Trino's "
                 "date_trunc (millisecond, second, minute, hour, day, week, month, quarter, year)"
                 + (" or which Spark's trunc answers with NULL" if units is _TRUNC_UNITS else ""),
             )
@@ -186,7 +187,7 @@ def return_operand(body: str) -> str:
     whose top is a predicate or a boolean operator (``NOT b``, ``a = b``, ``x IN (1)``) is put in
     parentheses (Trino's grammar rejects ``RETURN a = b``)."""
     try:
-        ast = sqlglot.parse_one(body, read="trino")
+        ast = sqlglot.parse_one(body, read=TRINO)
     except (SqlglotError, *_SQLGLOT_FAILURES):
         return body
     if isinstance(ast, (exp.Predicate, exp.Connector, exp.Not)) and not isinstance(ast, exp.Exists):
@@ -198,15 +199,15 @@ def body_is_deterministic(body: str, compound: bool) -> bool:
     """What Trino's analyzer finds: deterministic unless the body calls a non-deterministic
     function (it rejects a routine whose DETERMINISTIC characteristic says otherwise)."""
     if compound:
-        tokens = sqlglot.tokenize(body, read="trino")
+        tokens = sqlglot.tokenize(body, read=TRINO)
         return not any(
             t.text.lower() in NONDETERMINISTIC and i + 1 < len(tokens) and tokens[i + 1].text == "("
             for i, t in enumerate(tokens)
         )
     try:
-        ast = sqlglot.parse_one(body, read="trino")
+        ast = sqlglot.parse_one(body, read=TRINO)
     except (SqlglotError, *_SQLGLOT_FAILURES):
-        tokens = sqlglot.tokenize(body, read="trino")
+        tokens = sqlglot.tokenize(body, read=TRINO)
         return not any(t.text.lower() in NONDETERMINISTIC for t in tokens)
     return not calls_nondeterministic(ast)
 
@@ -221,12 +222,12 @@ def query_in_body(body: str, kind: str) -> bool:
         return True
     try:
         if kind != "compound":
-            ast = sqlglot.parse_one(body, read="trino")
+            ast = sqlglot.parse_one(body, read=TRINO)
             return any(True for _ in ast.find_all(exp.Query, exp.Exists))
     except (SqlglotError, *_SQLGLOT_FAILURES):
         pass
     try:
-        tokens = sqlglot.tokenize(body, read="trino")
+        tokens = sqlglot.tokenize(body, read=TRINO)
     except (SqlglotError, *_SQLGLOT_FAILURES):
         return False
     return any(t.token_type in _QUERY_TOKENS for t in tokens)

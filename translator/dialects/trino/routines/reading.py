@@ -37,6 +37,11 @@ class TrinoAsWritten(Trino):
     INDEX_OFFSET = 0
 
 
+#: The one instance every reading uses (sqlglot makes a new one for each call given the class;
+#: an instance is settings only: :mod:`translator.sqlglot_dialects`).
+_AS_WRITTEN = TrinoAsWritten()
+
+
 #: A typed decimal literal (``DECIMAL '10.5'``), or a string or comment to step over.
 _DECIMAL_LITERAL = re.compile(
     r"(?i)\bdecimal\s*'\s*([+-]?)(\d*)(?:\.(\d*))?\s*'|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\""
@@ -79,7 +84,7 @@ def read_expression(text: str) -> exp.Expr | None:
     tree they get (the rewrites work on copies)."""
     try:
         text = _DECIMAL_LITERAL.sub(_typed_decimal, text)
-        node = sqlglot.parse_one(text, read=TrinoAsWritten)
+        node = sqlglot.parse_one(text, read=_AS_WRITTEN)
     except (SqlglotError, ValueError, TypeError, KeyError, AttributeError):
         return None
     return None if isinstance(node, exp.Command) else node
