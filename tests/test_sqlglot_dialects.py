@@ -6,17 +6,31 @@ from __future__ import annotations
 
 import ast
 import copy
+import os
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlglot
+from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 
 from benchmarks.corpus import generate
 from benchmarks.throughput import _bodies
-from translator.sqlglot_dialects import GENERIC, SPARK, TRINO, dialect_named
+from translator import sqlglot_dialects
+from translator.sqlglot_dialects import (
+    GENERIC,
+    SPARK,
+    TRINO,
+    dialect_named,
+    parse_one,
+    parse_one_with_tokens,
+    tokenize,
+)
 
 _SQLGLOT = Path(sqlglot.__file__).parent
 
@@ -180,3 +194,194 @@ def test_shared_instances_in_threads_give_what_one_thread_gives() -> None:
     with ThreadPoolExecutor(4) as pool:
         for _ in range(2):
             assert list(pool.map(lambda x: _round_trip(*x, by_name=False), samples)) == alone
+
+
+# --------------------------------------------------------------------------------------------
+# Tokenizers and parsers kept per thread
+
+
+def _outcome(call: Any) -> Any:
+    """What ``call()`` gives, or the error it raises (class and message)."""
+    try:
+        return call()
+    except (SqlglotError, RecursionError, ValueError) as e:
+        return (type(e).__name__, str(e))
+
+
+def _texts() -> list[tuple[str, Dialect]]:
+    """Bodies in both dialects, with texts sqlglot cannot tokenize or parse among them, so a
+    kept tokenizer or parser works after a call of its that failed."""
+    broken = ["x +", "'unterminated", "CASE WHEN", "", ";", "a b c d", "f(1,, 2)", "x /* open"]
+    texts = [(body, dialect_named(source)) for body, source, _ in _samples()]
+    for i, text in enumerate(broken):
+        texts.insert(3 * i + 1, (text, TRINO if i % 2 else SPARK))
+    return texts
+
+
+def _tokens(tokens: list[Any]) -> list[tuple[Any, ...]]:
+    return [(t.token_type, t.text, t.line, t.col, t.start, t.end, t.comments) for t in tokens]
+
+
+def _kept(text: str, d: Dialect) -> tuple[Any, Any]:
+    return (
+        _outcome(lambda: _tokens(tokenize(text, d))),
+        _outcome(lambda: repr(parse_one(text, d))),
+    )
+
+
+def _fresh(text: str, d: Dialect) -> tuple[Any, Any]:
+    return (
+        _outcome(lambda: _tokens(sqlglot.tokenize(text, read=d))),
+        _outcome(lambda: repr(sqlglot.parse_one(text, read=d))),
+    )
+
+
+def test_kept_tokenizers_and_parsers_give_what_new_ones_give() -> None:
+    texts = _texts()
+    assert any(isinstance(r[1], tuple) for r in map(lambda x: _fresh(*x), texts[:30]))
+    for text, d in texts + texts[::-1]:
+        assert _kept(text, d) == _fresh(text, d), text
+
+
+def test_parse_one_with_tokens_gives_the_tokens_it_parsed() -> None:
+    tree, tokens = parse_one_with_tokens("a + f(b)", TRINO)
+    assert repr(tree) == repr(sqlglot.parse_one("a + f(b)", read="trino"))
+    assert _tokens(tokens) == _tokens(sqlglot.tokenize("a + f(b)", read="trino"))
+    block = parse_one("1; 2", SPARK)
+    assert repr(block) == repr(sqlglot.parse_one("1; 2", read="spark"))
+
+
+def test_a_tokenizer_and_parser_are_kept_and_one_that_raised_is_not() -> None:
+    if not sqlglot_dialects.REUSE:
+        pytest.skip("ICEBERG_UDF_SQLGLOT_REUSE=0")
+    spare = sqlglot_dialects._spare
+    parse_one("x + 1", TRINO)
+    tokenizer, parser = spare.tokenizers[id(TRINO)], spare.parsers[id(TRINO)]
+    parse_one("y * 2", TRINO)
+    assert spare.tokenizers[id(TRINO)] is tokenizer and spare.parsers[id(TRINO)] is parser
+    with pytest.raises(SqlglotError):
+        parse_one("x +", TRINO)
+    assert spare.tokenizers[id(TRINO)] is tokenizer and id(TRINO) not in spare.parsers
+    parse_one("y * 2", TRINO)
+    assert spare.parsers[id(TRINO)] is not parser
+
+
+def test_an_instance_not_made_shared_gets_new_ones() -> None:
+    other = type(TRINO)()
+    assert _kept("x + 1", other) == _fresh("x + 1", TRINO)
+    assert id(other) not in sqlglot_dialects._spare.parsers
+
+
+def test_kept_ones_in_threads_give_what_one_thread_gives() -> None:
+    texts = _texts()
+    alone = [_fresh(text, d) for text, d in texts]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(2):
+            assert list(pool.map(lambda x: _kept(*x), texts)) == alone
+
+
+def test_reuse_can_be_turned_off() -> None:
+    code = (
+        "from translator import sqlglot_dialects as s\n"
+        "s.parse_one('x + 1', s.TRINO)\n"
+        "print(s.REUSE, len(s._KEPT), len(s._spare.parsers))\n"
+    )
+    env = {**os.environ, "ICEBERG_UDF_SQLGLOT_REUSE": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["False", "0", "0"]
+
+
+def test_sqlglot_resets_every_field_a_tokenizer_or_parser_changes_while_working() -> None:
+    """Read in sqlglot's source: what a tokenizer's or parser's methods assign to ``self``
+    besides ``__init__`` is assigned anew by ``reset()``, which ``tokenize`` and ``_parse``
+    call first; the parser's one exception, ``error_level``, is set back in a ``finally``."""
+    core = _class(_SQLGLOT / "tokenizer_core.py", "TokenizerCore")
+    assert _first_call(_method(core, "tokenize")) == "reset"
+    assert _changed(core) <= _assigned(_method(core, "reset"))
+    parser = _class(_SQLGLOT / "parser.py", "Parser")
+    assert _first_call(_method(parser, "_parse")) == "reset"
+    assert _changed(parser) - _assigned(_method(parser, "reset")) == {"error_level"}
+    try_parse = _method(parser, "_try_parse")
+    restored = [n for n in ast.walk(try_parse) if isinstance(n, ast.Try) and n.finalbody]
+    assert restored and "error_level" in _assigned(restored[0].finalbody)
+    for name in ("trino", "presto", "spark", "spark2", "hive"):  # and the parsers we use
+        for cls in ast.parse((_SQLGLOT / "parsers" / f"{name}.py").read_text()).body:
+            if isinstance(cls, ast.ClassDef):
+                assert _changed(cls) == set(), (name, cls.name)
+    for name in ("trino", "presto", "spark", "spark2", "hive"):  # their tokenizers' settings
+        source = (_SQLGLOT / "dialects" / f"{name}.py").read_text()
+        assert "TokenizerCore" not in source and "def tokenize" not in source
+
+
+def test_a_kept_generator_would_write_another_alias() -> None:
+    """Why generators are not kept: the second call of one writes a generated table alias
+    with the next number, where a new generator writes the first."""
+    alias = exp.TableAlias(columns=[exp.to_identifier("a")])
+    generator = SPARK.generator()
+    assert generator.generate(alias) == alias.sql(SPARK) == "_t0(a)"
+    assert generator.generate(alias) == "_t1(a)"
+
+
+def _class(path: Path, name: str) -> ast.ClassDef:
+    tree = ast.parse(path.read_text(), str(path))
+    return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+
+
+def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef:
+    return next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def _assigned(where: ast.AST | list[ast.stmt]) -> set[str]:
+    """The attributes of ``self`` assigned in ``where``."""
+    nodes = where if isinstance(where, list) else [where]
+    return {
+        t.attr
+        for top in nodes
+        for node in ast.walk(top)
+        for t in _targets(node)
+        if isinstance(t.value, ast.Name) and t.value.id == "self"
+    }
+
+
+def _changed(cls: ast.ClassDef) -> set[str]:
+    """The attributes of ``self`` assigned in ``cls``'s methods other than ``__init__`` and
+    ``reset``, or changed in place (``self.x.append(...)``, ``self.x[k] = ...``). Class
+    settings (upper case) are left out: a new parser shares them as much as a kept one does
+    (the parser of ``CONNECT BY PRIOR`` changes one for the span of that parse)."""
+    out: set[str] = set()
+    for item in cls.body:
+        if isinstance(item, ast.FunctionDef) and item.name not in ("__init__", "reset"):
+            out |= _assigned(item)
+            for node in ast.walk(item):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    changed = node.func.value if node.func.attr in _MUTATORS else None
+                elif isinstance(node, (ast.Assign, ast.AugAssign)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    changed = next((t.value for t in targets if isinstance(t, ast.Subscript)), None)
+                else:
+                    changed = None
+                if (
+                    isinstance(changed, ast.Attribute)
+                    and isinstance(changed.value, ast.Name)
+                    and changed.value.id == "self"
+                ):
+                    out.add(changed.attr)
+    return {name for name in out if not name.isupper()}
+
+
+_MUTATORS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "setdefault"}
+)
+
+
+def _first_call(method: ast.FunctionDef) -> str:
+    body = [
+        s
+        for s in method.body
+        if not isinstance(s, ast.Expr) or not isinstance(s.value, ast.Constant)
+    ]
+    call = body[0].value if isinstance(body[0], ast.Expr) else None
+    assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+    return call.func.attr

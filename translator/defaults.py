@@ -34,7 +34,7 @@ from translator.dialects import get_dialect
 from translator.errors import Diagnostic
 from translator.ir import Body, CreateFunction, DropFunction, Parameter, SkippedStatement, Statement
 from translator.names import format_name
-from translator.sqlglot_dialects import dialect_named
+from translator.sqlglot_dialects import dialect_named, parse_one
 from translator.sqltrees import breadth_first, copy_tree
 from translator.types import TypeParseError, definition_id
 
@@ -110,9 +110,7 @@ def expand_defaults(
 
 
 def _parse(text: str, dialect: Dialect) -> Any:
-    import sqlglot
-
-    return sqlglot.parse_one(text, read=dialect)
+    return parse_one(text, dialect)
 
 
 def _substitute(ast: Any, stmt: CreateFunction, p: Parameter, default: Any) -> Any:

@@ -23,13 +23,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokenizer_core import TokenType
 
 from translator.query_free import QueryFree, query_free
-from translator.sqlglot_dialects import SPARK, TRINO
+from translator.sqlglot_dialects import SPARK, TRINO, parse_one, tokenize
 from translator.sqltrees import ByClass, breadth_first
 
 __all__ = [
@@ -187,7 +186,7 @@ def return_operand(body: str) -> str:
     whose top is a predicate or a boolean operator (``NOT b``, ``a = b``, ``x IN (1)``) is put in
     parentheses (Trino's grammar rejects ``RETURN a = b``)."""
     try:
-        ast = sqlglot.parse_one(body, read=TRINO)
+        ast = parse_one(body, TRINO)
     except (SqlglotError, *_SQLGLOT_FAILURES):
         return body
     if isinstance(ast, (exp.Predicate, exp.Connector, exp.Not)) and not isinstance(ast, exp.Exists):
@@ -199,15 +198,15 @@ def body_is_deterministic(body: str, compound: bool) -> bool:
     """What Trino's analyzer finds: deterministic unless the body calls a non-deterministic
     function (it rejects a routine whose DETERMINISTIC characteristic says otherwise)."""
     if compound:
-        tokens = sqlglot.tokenize(body, read=TRINO)
+        tokens = tokenize(body, TRINO)
         return not any(
             t.text.lower() in NONDETERMINISTIC and i + 1 < len(tokens) and tokens[i + 1].text == "("
             for i, t in enumerate(tokens)
         )
     try:
-        ast = sqlglot.parse_one(body, read=TRINO)
+        ast = parse_one(body, TRINO)
     except (SqlglotError, *_SQLGLOT_FAILURES):
-        tokens = sqlglot.tokenize(body, read=TRINO)
+        tokens = tokenize(body, TRINO)
         return not any(t.text.lower() in NONDETERMINISTIC for t in tokens)
     return not calls_nondeterministic(ast)
 
@@ -222,12 +221,12 @@ def query_in_body(body: str, kind: str) -> bool:
         return True
     try:
         if kind != "compound":
-            ast = sqlglot.parse_one(body, read=TRINO)
+            ast = parse_one(body, TRINO)
             return any(True for _ in ast.find_all(exp.Query, exp.Exists))
     except (SqlglotError, *_SQLGLOT_FAILURES):
         pass
     try:
-        tokens = sqlglot.tokenize(body, read=TRINO)
+        tokens = tokenize(body, TRINO)
     except (SqlglotError, *_SQLGLOT_FAILURES):
         return False
     return any(t.token_type in _QUERY_TOKENS for t in tokens)
