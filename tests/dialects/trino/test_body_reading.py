@@ -82,3 +82,27 @@ def test_a_reading_parses_and_tokenizes_once(monkeypatch: pytest.MonkeyPatch) ->
     calls.clear()
     _answers(BodyReading("BEGIN RETURN 1; END"), "compound")
     assert calls == ["tokenize"]
+
+
+def test_emit_reads_a_stored_trino_body_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check of the stored body and the Trino generator share one sqlglot reading."""
+    from translator import bodies as shared
+    from translator.api import compile_script
+    from translator.emit import emit_ddl
+
+    body = "x > 0 AND rand() > 0.5"  # a predicate: RETURN puts it in parentheses
+    meta = compile_script(
+        f"CREATE FUNCTION f(x integer) RETURNS boolean NOT DETERMINISTIC RETURN {body}", "trino"
+    ).raise_for_errors()
+    read: list[str] = []
+    for module in (shared, bodies):
+        parse_one = module.parse_one
+
+        def counted(text: str, dialect: Any, parse_one: Any = parse_one) -> Any:
+            read.append(text)
+            return parse_one(text, dialect)
+
+        monkeypatch.setattr(module, "parse_one", counted)
+    ddl = emit_ddl(meta.functions["f"], "trino", ("f",)).text
+    assert read == [body]
+    assert f"RETURN ({body})" in ddl and "NOT DETERMINISTIC" in ddl

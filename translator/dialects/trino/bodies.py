@@ -189,9 +189,11 @@ class BodyReading:
 
     __slots__ = ("_tokens", "_tree", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, tree: Any = None) -> None:
+        """``tree``: :func:`translator.bodies.parse_body`'s tree of ``text`` in Trino, where
+        the caller has it (sqlglot's reading of the text, where it is not an opaque command)."""
         self.text = text
-        self._tree: Any = _UNREAD
+        self._tree: Any = _UNREAD if tree is None else tree
         self._tokens: list[Token] | None = None
 
     def tree(self) -> Any:

@@ -35,7 +35,7 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
         raise UnsupportedError(
             f"{spec.label} is a table function: Trino has no SQL table functions"
         )
-    body = BodyReading(spec.body)  # read by sqlglot once, for the three questions below
+    body = BodyReading(spec.body, spec.body_tree)  # read once, for the three questions below
     if query_in_body(body, spec.body_kind):
         raise UnsupportedError(
             f"{spec.label}: its Trino body holds a query, and Trino allows none in a function "
