@@ -13,13 +13,18 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
-import sqlglot
 from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import ErrorLevel, ParseError, SqlglotError
+from sqlglot.errors import ErrorLevel, SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
 from translator.query_free import QueryFree
+from translator.sqlglot_dialects import (
+    GENERIC,
+    dialect_named,
+    parse_one,
+    parse_one_with_tokens,
+    tokenize,
+)
 from translator.sqltrees import (
     breadth_first,
     column_name,
@@ -52,7 +57,7 @@ def parse_body(text: str, kind: str, sqlglot_dialect: str) -> tuple[Any, str | N
     if kind == "compound":
         return None, "compound BEGIN ... END bodies are not parsed by sqlglot"
     try:
-        ast = sqlglot.parse_one(text, read=sqlglot_dialect)
+        ast = parse_one(text, dialect_named(sqlglot_dialect))
     except SqlglotError as e:
         return None, f"sqlglot could not parse the body: {_first_line(str(e))}"
     except _SQLGLOT_FAILURES as e:
@@ -68,19 +73,6 @@ def parse_body(text: str, kind: str, sqlglot_dialect: str) -> tuple[Any, str | N
 
 #: What sqlglot may raise besides its own errors (RecursionError: a deeply nested body).
 _SQLGLOT_FAILURES = (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError)
-
-
-def _parse_one_with_tokens(sql: str, dialect: str) -> tuple[Any, list[Token]]:
-    """``sqlglot.parse_one(sql, read=dialect)``, and the tokens it parsed (to look at calls).
-
-    The same steps as ``parse_one``: sqlglot's parser never changes a token's type or text.
-    """
-    d = Dialect.get_or_raise(dialect)
-    tokens = d.tokenize(sql)
-    result = d.parser().parse(tokens, sql)
-    if not result or result[0] is None:
-        raise ParseError(f"No expression was parsed from '{sql}'")
-    return (exp.Block(expressions=result) if len(result) > 1 else result[0]), tokens
 
 
 def _first_line(message: str) -> str:
@@ -157,9 +149,9 @@ def sqlglot_type(t: IcebergType) -> Any:
     equivalent."""
     if isinstance(t, PrimitiveType):
         name = _SQLGLOT_PRIMITIVES.get(t.name)
-        return None if name is None else exp.DataType.build(name)
+        return None if name is None else exp.DataType.build(name, dialect=GENERIC)
     if isinstance(t, DecimalType):
-        return exp.DataType.build(f"DECIMAL({t.precision}, {t.scale})")
+        return exp.DataType.build(f"DECIMAL({t.precision}, {t.scale})", dialect=GENERIC)
     if isinstance(t, ListType):
         element = sqlglot_type(t.element)
         if element is None:
@@ -272,6 +264,7 @@ def transpile_body(
         before = parameter_references(ast, parameters)
     wanted = {p.lower() for p in parameters}
     try:
+        writer = dialect_named(target)
         if trino_to_spark:
             # Imported here: the Trino dialect itself uses this module (parse_body).
             from translator.dialects.trino.routines import spark_body
@@ -291,16 +284,16 @@ def transpile_body(
             typed, before = _typed_copy(
                 ast, parameter_types, parameters, in_place=private or ast_private, nodes=nodes
             )
-            sql = typed.sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
+            sql = typed.sql(dialect=writer, unsupported_level=ErrorLevel.RAISE, copy=False)
         else:
             tree = ast if private or ast_private else copy_tree(ast)
-            sql = tree.sql(dialect=target, unsupported_level=ErrorLevel.RAISE, copy=False)
+            sql = tree.sql(dialect=writer, unsupported_level=ErrorLevel.RAISE, copy=False)
     except SqlglotError as e:
         return Transpiled(None, f"sqlglot cannot express it in {target}: {_first_line(str(e))}")
     except _SQLGLOT_FAILURES as e:
         return Transpiled(None, f"sqlglot failed to write it in {target}: {type(e).__name__}")
     try:
-        back, tokens = _parse_one_with_tokens(sql, target)
+        back, tokens = parse_one_with_tokens(sql, writer)
     except SqlglotError as e:
         return Transpiled(
             None, f"the {target} text does not parse in {target}: {_first_line(str(e))}"
@@ -378,7 +371,7 @@ _SPECIAL_FORMS = frozenset({"cast", "try_cast", "row", "array", "map", "struct",
 
 def called_functions(sql: str, dialect: str) -> list[tuple[str, bool]]:
     """``(name, qualified)`` for every ``name(`` call in ``sql``, as the dialect spells it."""
-    return _calls(sqlglot.tokenize(sql, read=dialect))
+    return _calls(tokenize(sql, dialect_named(dialect)))
 
 
 #: A name after these, followed by "(", names a relation and its columns: no call.

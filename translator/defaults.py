@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 
 from translator.bodies import sqlglot_type
@@ -33,6 +34,7 @@ from translator.dialects import get_dialect
 from translator.errors import Diagnostic
 from translator.ir import Body, CreateFunction, DropFunction, Parameter, SkippedStatement, Statement
 from translator.names import format_name
+from translator.sqlglot_dialects import dialect_named, parse_one
 from translator.sqltrees import breadth_first, copy_tree
 from translator.types import TypeParseError, definition_id
 
@@ -79,10 +81,11 @@ def expand_defaults(
     for n in range(len(stmt.parameters) - 1, first - 1, -1):
         left_out = stmt.parameters[n]
         try:
-            default = _parse(left_out.default or "", sqlglot_dialect)
+            reader = dialect_named(sqlglot_dialect)
+            default = _parse(left_out.default or "", reader)
             ast = _substitute(ast, stmt, left_out, default)
             # sqlglot's generator may change what it writes: it writes a copy (copy_tree's)
-            text = copy_tree(ast).sql(dialect=sqlglot_dialect, copy=False)
+            text = copy_tree(ast).sql(dialect=reader, copy=False)
         except _FAILURES as e:
             return [stmt], [
                 Diagnostic(
@@ -106,10 +109,8 @@ def expand_defaults(
     return out, []
 
 
-def _parse(text: str, dialect: str) -> Any:
-    import sqlglot
-
-    return sqlglot.parse_one(text, read=dialect)
+def _parse(text: str, dialect: Dialect) -> Any:
+    return parse_one(text, dialect)
 
 
 def _substitute(ast: Any, stmt: CreateFunction, p: Parameter, default: Any) -> Any:

@@ -104,11 +104,15 @@ def routine_spec(
     ``properties``: the function's (its characteristics and DEFAULTs are kept there)."""
     warnings: list[Diagnostic] = []
     rep = v.representation(target)
+    tree = None  # sqlglot's tree of the body, read once for the check and the dialect
     if rep is None:
         rep = _transpiled(name, d, v, target, warnings)
     else:
         # The body is written into a script a client splits at ';': it must be one body.
-        problem = body_problem(rep.sql, stored_body_kind(rep.sql, d.function_type), target)
+        kind = stored_body_kind(rep.sql, d.function_type)
+        if target in BODY_DIALECTS:
+            tree, _ = parse_body(rep.sql, kind, get_dialect(target).sqlglot_dialect)
+        problem = body_problem(rep.sql, kind, target, tree)
         if problem is not None:
             label = version_label(name, d.definition_id, v.version_id)
             raise BodyError(f"{label}: the {target} representation is refused: {problem}")
@@ -141,6 +145,7 @@ def routine_spec(
         version_id=v.version_id,
         defaults=defaults,
         properties=tuple(sorted(props.items())),
+        body_tree=tree,
     )
     return spec, warnings
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
 from translator.errors import Diagnostic
@@ -79,6 +79,10 @@ class RoutineSpec:
     #: The function's properties (the spec's string map), where characteristics without a
     #: metadata field are kept (``trino.security``...): the dialect reads its own keys.
     properties: tuple[tuple[str, str], ...] = ()
+    #: sqlglot's tree of ``body`` (:func:`translator.bodies.parse_body`'s, in this dialect) where
+    #: the caller has read it already, so the dialect does not parse the body again; None: not
+    #: read, or unreadable. Read only, never changed.
+    body_tree: Any = field(default=None, compare=False, repr=False)
 
     @property
     def label(self) -> str:

@@ -23,16 +23,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
-from sqlglot.tokenizer_core import TokenType
+from sqlglot.tokenizer_core import Token, TokenType
 
 from translator.query_free import QueryFree, query_free
+from translator.sqlglot_dialects import SPARK, TRINO, parse_one, tokenize
 from translator.sqltrees import ByClass, breadth_first
 
 __all__ = [
     "NONDETERMINISTIC",
+    "BodyReading",
     "body_is_deterministic",
     "calls_nondeterministic",
     "prepare_for_trino",
@@ -105,10 +106,10 @@ def prepare_for_trino(ast: Any, parameters: Sequence[str], *, private: bool = Fa
         written = unit.name.upper() if isinstance(unit, (exp.Var, exp.Literal)) else None
         trino_unit = units.get(written) if written else None
         if trino_unit is None:
-            what = repr(written) if written else unit.sql("spark") if unit else "no unit"
+            what = repr(written) if written else unit.sql(SPARK) if unit else "no unit"
             return QueryFree(
                 None,
-                f"{node.sql('spark')[:60]} truncates to {what}, which is no unit of Trino's "
+                f"{node.sql(SPARK)[:60]} truncates to {what}, which is no unit of Trino's "
                 "date_trunc (millisecond, second, minute, hour, day, week, month, quarter, year)"
                 + (" or which Spark's trunc answers with NULL" if units is _TRUNC_UNITS else ""),
             )
@@ -181,52 +182,88 @@ def _fresh_name(node: Any, base: str) -> str:
     return name
 
 
-def return_operand(body: str) -> str:
+class BodyReading:
+    """A Trino body and what sqlglot reads of it, each read at most once: emit asks three
+    things of a body (:func:`query_in_body`, :func:`body_is_deterministic`,
+    :func:`return_operand`), which each parsed it. None of them changes the tree."""
+
+    __slots__ = ("_tokens", "_tree", "text")
+
+    def __init__(self, text: str, tree: Any = None) -> None:
+        """``tree``: :func:`translator.bodies.parse_body`'s tree of ``text`` in Trino, where
+        the caller has it (sqlglot's reading of the text, where it is not an opaque command)."""
+        self.text = text
+        self._tree: Any = _UNREAD if tree is None else tree
+        self._tokens: list[Token] | None = None
+
+    def tree(self) -> Any:
+        """sqlglot's tree of the body, or None where sqlglot cannot read it."""
+        if self._tree is _UNREAD:
+            try:
+                self._tree = parse_one(self.text, TRINO)
+            except (SqlglotError, *_SQLGLOT_FAILURES):
+                self._tree = None
+        return self._tree
+
+    def tokens(self) -> list[Token]:
+        """sqlglot's tokens of the body (its error where it cannot tokenize it, each time)."""
+        if self._tokens is None:
+            self._tokens = tokenize(self.text, TRINO)
+        return self._tokens
+
+
+_UNREAD = object()
+
+
+def _reading(body: str | BodyReading) -> BodyReading:
+    return body if isinstance(body, BodyReading) else BodyReading(body)
+
+
+def return_operand(body: str | BodyReading) -> str:
     """``body`` as the operand of Trino's ``RETURN``, which takes a value expression: a body
     whose top is a predicate or a boolean operator (``NOT b``, ``a = b``, ``x IN (1)``) is put in
     parentheses (Trino's grammar rejects ``RETURN a = b``)."""
-    try:
-        ast = sqlglot.parse_one(body, read="trino")
-    except (SqlglotError, *_SQLGLOT_FAILURES):
-        return body
+    reading = _reading(body)
+    ast = reading.tree()
     if isinstance(ast, (exp.Predicate, exp.Connector, exp.Not)) and not isinstance(ast, exp.Exists):
-        return f"({body})"
-    return body
+        return f"({reading.text})"
+    return reading.text
 
 
-def body_is_deterministic(body: str, compound: bool) -> bool:
+def body_is_deterministic(body: str | BodyReading, compound: bool) -> bool:
     """What Trino's analyzer finds: deterministic unless the body calls a non-deterministic
     function (it rejects a routine whose DETERMINISTIC characteristic says otherwise)."""
+    reading = _reading(body)
     if compound:
-        tokens = sqlglot.tokenize(body, read="trino")
+        tokens = reading.tokens()
         return not any(
             t.text.lower() in NONDETERMINISTIC and i + 1 < len(tokens) and tokens[i + 1].text == "("
             for i, t in enumerate(tokens)
         )
-    try:
-        ast = sqlglot.parse_one(body, read="trino")
-    except (SqlglotError, *_SQLGLOT_FAILURES):
-        tokens = sqlglot.tokenize(body, read="trino")
-        return not any(t.text.lower() in NONDETERMINISTIC for t in tokens)
+    ast = reading.tree()
+    if ast is None:
+        return not any(t.text.lower() in NONDETERMINISTIC for t in reading.tokens())
     return not calls_nondeterministic(ast)
 
 
 _SQLGLOT_FAILURES = (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError)
 
 
-def query_in_body(body: str, kind: str) -> bool:
+def query_in_body(body: str | BodyReading, kind: str) -> bool:
     """Whether a Trino body holds a query, which Trino's analyzer rejects anywhere in a routine
     ("Queries are not allowed in functions"). ``kind``: expression, query or compound."""
     if kind == "query":
         return True
+    reading = _reading(body)
+    if kind != "compound":
+        ast = reading.tree()
+        if ast is not None:
+            try:
+                return any(True for _ in ast.find_all(exp.Query, exp.Exists))
+            except (SqlglotError, *_SQLGLOT_FAILURES):
+                pass
     try:
-        if kind != "compound":
-            ast = sqlglot.parse_one(body, read="trino")
-            return any(True for _ in ast.find_all(exp.Query, exp.Exists))
-    except (SqlglotError, *_SQLGLOT_FAILURES):
-        pass
-    try:
-        tokens = sqlglot.tokenize(body, read="trino")
+        tokens = reading.tokens()
     except (SqlglotError, *_SQLGLOT_FAILURES):
         return False
     return any(t.token_type in _QUERY_TOKENS for t in tokens)

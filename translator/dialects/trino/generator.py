@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from translator.dialects.base import PROPERTY_KEYS, Rendered, RoutineSpec, walk_type
 from translator.dialects.trino.bodies import (
+    BodyReading,
     body_is_deterministic,
     query_in_body,
     return_operand,
@@ -34,7 +35,8 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
         raise UnsupportedError(
             f"{spec.label} is a table function: Trino has no SQL table functions"
         )
-    if query_in_body(spec.body, spec.body_kind):
+    body = BodyReading(spec.body, spec.body_tree)  # read once, for the three questions below
+    if query_in_body(body, spec.body_kind):
         raise UnsupportedError(
             f"{spec.label}: its Trino body holds a query, and Trino allows none in a function "
             "('Queries are not allowed in functions')"
@@ -54,7 +56,7 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
     if spec.doc is not None:
         lines.append("  COMMENT '" + spec.doc.replace("'", "''") + "'")
     # Trino's analyzer rejects a characteristic its own finding contradicts: the body decides.
-    deterministic = body_is_deterministic(spec.body, spec.body_kind == "compound")
+    deterministic = body_is_deterministic(body, spec.body_kind == "compound")
     lines.append("  DETERMINISTIC" if deterministic else "  NOT DETERMINISTIC")
     if deterministic != spec.deterministic:
         notes.append(
@@ -66,12 +68,12 @@ def render_create(spec: RoutineSpec, *, or_replace: bool = False) -> Rendered:
         lines.append("  RETURNS NULL ON NULL INPUT")
     lines += _characteristics(spec, lossy)
     if spec.body_kind == "compound":
-        body = spec.body
+        written = spec.body
     elif spec.body_kind == "query":
-        body = f"RETURN ({spec.body})"
+        written = f"RETURN ({spec.body})"
     else:
-        body = f"RETURN {return_operand(spec.body)}"
-    lines.append("  " + body)
+        written = f"RETURN {return_operand(body)}"
+    lines.append("  " + written)
     return Rendered("\n".join(lines), tuple(lossy), tuple(notes))
 
 

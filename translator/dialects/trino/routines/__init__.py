@@ -53,6 +53,7 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
+from translator.sqlglot_dialects import SPARK
 from translator.sqltrees import breadth_first, copy_tree, unlink
 from translator.types import IcebergType, PrimitiveType
 
@@ -382,7 +383,7 @@ def spark_form(
             return SparkForm(None, too_deep_form(lambdas))
         if not private:  # sqlglot's own copy, at half its cost
             tree = copy_tree(tree)
-        sql = tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE, copy=False)
+        sql = tree.sql(dialect=SPARK, unsupported_level=ErrorLevel.RAISE, copy=False)
         unlink(tree)  # written, and no one else's: freed without the collector
         return SparkForm(sql, names=names)
     except Refused as e:

@@ -23,6 +23,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from translator.dialects.trino.routines.type_text import composite
+from translator.sqlglot_dialects import SPARK, TRINO
 from translator.sqltrees import ByClass, copy_tree
 
 __all__ = [
@@ -52,7 +53,7 @@ def parse_type(text: str) -> exp.DataType:
     (:mod:`.type_text`), each read by sqlglot once, as sqlglot's own reading of the whole would
     put them together: most row types are seen once, their parts many times."""
     composed = _composed(text)
-    return composed if composed is not None else exp.DataType.build(text, dialect="trino")
+    return composed if composed is not None else exp.DataType.build(text, dialect=TRINO)
 
 
 def _composed(text: str) -> exp.DataType | None:
@@ -112,7 +113,7 @@ def _only_child(text: str, container: object) -> exp.Expression | None:
     for any other reading. (``container`` is a ``DataType.Type``, which mypy does not accept as
     an annotation.)"""
     try:
-        t = exp.DataType.build(text, dialect="trino")
+        t = exp.DataType.build(text, dialect=TRINO)
     except (SqlglotError, ValueError):
         return None
     if t.this != container or len(t.expressions) != 1:
@@ -123,7 +124,7 @@ def _only_child(text: str, container: object) -> exp.Expression | None:
 
 def display(t: exp.DataType) -> str:
     """The type as Trino's messages write it: ``integer``, ``varchar(4)``, ``decimal(3,1)``."""
-    return t.sql(dialect="trino").lower().replace(", ", ",")
+    return t.sql(dialect=TRINO).lower().replace(", ", ",")
 
 
 def spark_type(t: exp.DataType) -> str:
@@ -137,7 +138,7 @@ def spark_type(t: exp.DataType) -> str:
         if node.this in _TEXT:
             node.set("this", T.TEXT)
             node.set("expressions", [])
-    return copy.sql(dialect="spark")
+    return copy.sql(dialect=SPARK)
 
 
 def _length(t: exp.DataType) -> int | None:

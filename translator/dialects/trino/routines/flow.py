@@ -16,6 +16,7 @@ from typing import Protocol
 from sqlglot import exp
 
 from translator.dialects.trino.routines import syntax as s
+from translator.sqlglot_dialects import SPARK
 
 #: Iterations a loop without a derivable bound may run in Spark before the call fails.
 UNBOUNDED_CAP = 10_000
@@ -111,7 +112,7 @@ def wrap(e: exp.Expr) -> exp.Expr:
 
 
 def size(e: exp.Expr) -> int:
-    return len(e.sql(dialect="spark"))
+    return len(e.sql(dialect=SPARK))
 
 
 PLAIN = re.compile(r"[a-z_][a-z0-9_]*")

@@ -42,6 +42,7 @@ from translator.dialects.trino.routines.flow import (
 )
 from translator.dialects.trino.routines.meaning import Refused, rewrite
 from translator.dialects.trino.routines.reading import parse_expression
+from translator.sqlglot_dialects import GENERIC
 
 __all__ = ["StateShape", "lower_loop"]
 
@@ -170,7 +171,8 @@ def lower_loop(low: Lowerer, stmt: Loop, frame: Frame, exits: Exits, k: Continua
             num(DERIVED_CAP),
         )
         count = exp.Add(
-            this=exp.Cast(this=clamped, to=exp.DataType.build("INT")), expression=num(1)
+            this=exp.Cast(this=clamped, to=exp.DataType.build("INT", dialect=GENERIC)),
+            expression=num(1),
         )
         limit = DERIVED_CAP
     what = f"loop {label}" if label else "a loop"

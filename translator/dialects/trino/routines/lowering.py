@@ -63,6 +63,7 @@ from translator.dialects.trino.routines.flow import (
 from translator.dialects.trino.routines.loops import StateShape, lower_loop
 from translator.dialects.trino.routines.meaning import Refused, rewrite
 from translator.dialects.trino.routines.reading import read_expression
+from translator.sqlglot_dialects import GENERIC, SPARK
 from translator.sqltrees import copy_tree
 
 __all__ = ["lower_body"]
@@ -105,7 +106,7 @@ class _Lowering:
         """``value.sql()``, written once (as :meth:`size`)."""
         known = self.texts.get(id(value))
         if known is None:
-            known = self.texts[id(value)] = (value, value.sql())
+            known = self.texts[id(value)] = (value, value.sql(GENERIC))
         return known[1]
 
     def trino_type(self, text: str) -> exp.DataType:
@@ -183,7 +184,7 @@ class _Lowering:
         to = (
             copy_tree(_spark_type_of(text))
             if text is not None
-            else exp.DataType.build(spark_type(t), dialect="spark")
+            else exp.DataType.build(spark_type(t), dialect=SPARK)
         )
         if isinstance(value, exp.Cast) and value.args.get("to") == to:
             return value
@@ -443,4 +444,4 @@ class _Holes:
 @lru_cache(maxsize=4096)  # keyed by what a script says: bounded
 def _spark_type_of(trino_type: str) -> exp.DataType:
     """The Spark type a value of the Trino type ``trino_type`` is cast to (callers copy it)."""
-    return exp.DataType.build(spark_type(parse_type(trino_type)), dialect="spark")
+    return exp.DataType.build(spark_type(parse_type(trino_type)), dialect=SPARK)

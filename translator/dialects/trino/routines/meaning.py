@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from translator.dialects.trino.routines.expr_types import INTEGER_TYPES, type_of
+from translator.sqlglot_dialects import GENERIC, TRINO
 from translator.sqltrees import ByClass, column_name, copy_tree, depth_first, has_no_table
 
 __all__ = ["Refused", "Rewritten", "rewrite", "rewritten"]
@@ -152,7 +153,7 @@ def _needing_types(handled: Sequence[exp.Expr]) -> list[exp.Expr]:
 
 
 def _text(n: exp.Expr) -> str:
-    return n.sql(dialect="trino")
+    return n.sql(dialect=TRINO)
 
 
 def _paren(n: exp.Expr) -> exp.Expr:
@@ -186,7 +187,7 @@ def _rewrite_one(n: exp.Expr, types: Mapping[int, exp.DataType | None]) -> exp.E
         to = n.args.get("to")
         if isinstance(to, exp.DataType) and to.this == T.DECIMAL and not to.expressions:
             # Trino's bare DECIMAL is decimal(38,0); Spark's is decimal(10,0).
-            n.set("to", exp.DataType.build("DECIMAL(38, 0)"))
+            n.set("to", exp.DataType.build("DECIMAL(38, 0)", dialect=GENERIC))
     return None
 
 
@@ -206,7 +207,7 @@ def _subscript(n: exp.Bracket, types: Mapping[int, exp.DataType | None]) -> exp.
             if index_type is None or index_type.this not in INTEGER_TYPES:
                 raise Refused(f"{_text(n)}: the index's type is unknown")
             if index_type.this == T.BIGINT:  # Spark's element_at takes an int index
-                index = exp.Cast(this=index, to=exp.DataType.build("INT"))
+                index = exp.Cast(this=index, to=exp.DataType.build("INT", dialect=GENERIC))
             return _call("try_element_at", base, index)
         if kind == T.MAP:
             return _call("element_at", base, index)

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.trino import Trino
 from sqlglot.errors import SqlglotError
 
+from translator.sqlglot_dialects import parse_one, shared
 from translator.sqltrees import ByClass, breadth_first
 
 __all__ = [
@@ -35,6 +35,11 @@ class TrinoAsWritten(Trino):
     """
 
     INDEX_OFFSET = 0
+
+
+#: The one instance every reading uses (sqlglot makes a new one for each call given the class;
+#: an instance is settings only: :mod:`translator.sqlglot_dialects`).
+_AS_WRITTEN = shared(TrinoAsWritten())
 
 
 #: A typed decimal literal (``DECIMAL '10.5'``), or a string or comment to step over.
@@ -79,7 +84,7 @@ def read_expression(text: str) -> exp.Expr | None:
     tree they get (the rewrites work on copies)."""
     try:
         text = _DECIMAL_LITERAL.sub(_typed_decimal, text)
-        node = sqlglot.parse_one(text, read=TrinoAsWritten)
+        node = parse_one(text, _AS_WRITTEN)
     except (SqlglotError, ValueError, TypeError, KeyError, AttributeError):
         return None
     return None if isinstance(node, exp.Command) else node

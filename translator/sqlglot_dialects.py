@@ -1,0 +1,141 @@
+"""The sqlglot dialects our code names, one instance each, made once and shared.
+
+sqlglot takes a dialect as a name or as an instance. Given a name (``parse_one(text,
+read="trino")``, ``tree.sql(dialect="spark")``, ``DataType.build(text, dialect="trino")``) or a
+class, it makes a new instance on every call (``Dialect.get_or_raise``), a few microseconds
+each, several a statement; given an instance it uses that one. So every call into sqlglot from
+our code passes one of these.
+
+Sharing one instance between calls and threads is safe because a sqlglot dialect instance is
+settings only: in sqlglot 30.30.0 (the version pinned) ``Dialect.__init__`` sets ``version``,
+``normalization_strategy`` and ``settings``, and nothing in sqlglot assigns to an instance
+after that (its parsers, tokenizers and generators read the dialect and keep their own per-call
+state). Everything else a dialect holds belongs to its class, which every instance shares
+anyway. ``tests/test_sqlglot_dialects.py`` holds this to sqlglot's source.
+
+sqlglot also makes a new tokenizer and parser for every parse (a few microseconds each, two
+parses a body). :func:`tokenize` and :func:`parse_one` keep one of each per thread and shared
+dialect instead, because in sqlglot 30.30.0 every field either holds changes while it works is
+reset when it starts: ``Tokenizer.tokenize`` begins with ``reset()``, which sets anew every
+per-call field its ``__init__`` sets (text, position, line, column, comments, the token list);
+``Parser.parse`` begins with ``reset()`` likewise (text, errors, tokens, position, comments,
+chunks, counters), and the one setting a parse changes while it works (``error_level``, in
+``_try_parse``) is put back in a ``finally``. The rest of either is settings fixed when it is
+made. Each is taken from its thread's spare slot while it works and put back only when it
+returns normally, so a call that raised, or one made while another is under way (there is none
+today), uses a new one. Generators are not kept: ``Generator.generate`` resets its unsupported
+messages but not the counter behind generated table aliases (``_next_name``: ``_t0``, ``_t1``...),
+and ``no_identify`` puts ``identify`` back without a ``finally``, so a kept generator could
+write what a new one would not. ``ICEBERG_UDF_SQLGLOT_REUSE=0`` (read at import) turns the
+keeping off: every call makes its own, as sqlglot's functions do.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.dialects.spark import Spark
+from sqlglot.dialects.trino import Trino
+from sqlglot.errors import ParseError
+from sqlglot.parser import Parser
+from sqlglot.tokenizer_core import Token
+from sqlglot.tokens import Tokenizer
+
+__all__ = [
+    "GENERIC",
+    "SPARK",
+    "TRINO",
+    "dialect_named",
+    "parse_one",
+    "parse_one_with_tokens",
+    "shared",
+    "tokenize",
+]
+
+#: sqlglot's Spark and Trino dialects.
+SPARK: Dialect = Spark()
+TRINO: Dialect = Trino()
+#: sqlglot's base dialect: what ``tree.sql()`` writes and ``DataType.build(text)`` reads when no
+#: dialect is named.
+GENERIC: Dialect = Dialect()
+
+_BY_NAME: dict[str, Dialect] = {"spark": SPARK, "trino": TRINO}
+
+
+def dialect_named(name: str) -> Dialect:
+    """The shared instance of the sqlglot dialect ``name`` (our dialects' ``sqlglot_dialect``);
+    another name gets what sqlglot makes of it (a new instance, or sqlglot's error)."""
+    found = _BY_NAME.get(name)
+    return found if found is not None else Dialect.get_or_raise(name)
+
+
+#: Whether tokenizers and parsers are kept per thread (``ICEBERG_UDF_SQLGLOT_REUSE=0``: not).
+REUSE = os.environ.get("ICEBERG_UDF_SQLGLOT_REUSE", "1") != "0"
+
+#: The instances whose tokenizers and parsers are kept, by ``id`` (they live as long as the
+#: process, so no other object can have their ids).
+_KEPT: dict[int, Dialect] = {}
+
+
+def shared(dialect: Dialect) -> Dialect:
+    """``dialect``, made one whose tokenizer and parser are kept (see the module docstring):
+    for an instance made once and used for the process's life, as :data:`SPARK` is."""
+    if REUSE:
+        _KEPT[id(dialect)] = dialect
+    return dialect
+
+
+for _made in (SPARK, TRINO, GENERIC):
+    shared(_made)
+
+
+class _Spare(threading.local):
+    """This thread's tokenizer and parser of each kept dialect, while no call is using them."""
+
+    def __init__(self) -> None:
+        self.tokenizers: dict[int, Tokenizer] = {}
+        self.parsers: dict[int, Parser] = {}
+
+
+_spare = _Spare()
+
+
+def tokenize(sql: str, dialect: Dialect) -> list[Token]:
+    """``sqlglot.tokenize(sql, read=dialect)`` (the same tokens, the same errors)."""
+    key = id(dialect)
+    if key not in _KEPT:
+        return dialect.tokenize(sql)
+    spare = _spare.tokenizers
+    tokenizer = spare.pop(key, None)
+    if tokenizer is None:
+        tokenizer = dialect.tokenizer()
+    tokens = tokenizer.tokenize(sql)  # a new list each call: the tokenizer never changes it again
+    spare[key] = tokenizer
+    return tokens
+
+
+def parse_one(sql: str, dialect: Dialect) -> exp.Expr:
+    """``sqlglot.parse_one(sql, read=dialect)`` (the same tree, the same errors)."""
+    return parse_one_with_tokens(sql, dialect)[0]
+
+
+def parse_one_with_tokens(sql: str, dialect: Dialect) -> tuple[exp.Expr, list[Token]]:
+    """:func:`parse_one`, and the tokens it parsed (sqlglot's parser never changes a token's
+    type or text)."""
+    tokens = tokenize(sql, dialect)
+    key = id(dialect)
+    if key in _KEPT:
+        spare = _spare.parsers
+        parser = spare.pop(key, None)
+        if parser is None:
+            parser = dialect.parser()
+        result = parser.parse(tokens, sql)
+        spare[key] = parser
+    else:
+        result = dialect.parser().parse(tokens, sql)
+    if not result or result[0] is None:
+        raise ParseError(f"No expression was parsed from '{sql}'")
+    return (exp.Block(expressions=result) if len(result) > 1 else result[0]), tokens
