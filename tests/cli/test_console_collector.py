@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
 
+from tests.conftest import ROOT
 from translator.cli import console
 from translator.collector import SPACED_THRESHOLD
 
@@ -76,3 +79,20 @@ def test_thresholds_changed_during_the_run_are_left_as_the_run_leaves_them(
     monkeypatch.setattr(console, "_main", changes_them)
     assert console.main(["--version"]) == 0
     assert gc.get_threshold() == (1234, 5, 5)
+
+
+def test_the_heap_is_frozen_when_the_process_exits_not_before() -> None:
+    """The run undoes its freeze when it ends (above); the command freezes the heap again only
+    as the interpreter exits, so shutdown's collections skip it. A hook registered before the
+    command runs after the command's (``atexit`` runs them last in, first out) and sees it."""
+    probe = (
+        "import atexit, gc\n"
+        "atexit.register(lambda: print('at exit', gc.get_freeze_count() > 1000))\n"
+        "from translator.cli.console import main\n"
+        "code = main(['list', '--warehouse', 'no-such-folder'])\n"
+        "print('after main', gc.get_freeze_count())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
+    assert out.splitlines() == ["after main 0", "at exit True"]

@@ -100,3 +100,19 @@ def test_a_state_remembers_a_bounded_number_of_characters() -> None:
         assert _outcome(by_char[c](c, 0)) == ("W", 1)
     assert len(by_char) == MAX_CHARS
     assert by_char[" "](" ", 0) is None
+
+
+def test_a_literal_first_character_is_tested_as_the_regex_engine_would() -> None:
+    """ASCII literals are looked up, not compiled: the same answer as the compiled test for
+    every ASCII character and for those beyond ASCII that case folding relates to one."""
+    chars = [chr(i) for i in range(0x250)] + ["\u0130", "\u0131", "\u1e9e", "\u2126", "\u212a"]
+    for code in range(128):
+        for flags in (0, re.IGNORECASE):
+            source = re.escape(chr(code))
+            test = may_start(source + "x", flags)
+            engine = re.compile(source, flags)
+            assert test is not None
+            for c in chars:
+                assert test(c) == (engine.fullmatch(c) is not None), (chr(code), flags, c)
+    mixed = may_start(r"(?i:k)|[0-9]|\.|.")
+    assert mixed is not None and all(mixed(c) for c in "kK\u212a5.x\u00e9")

@@ -3,6 +3,7 @@ built one's results and errors, and a file the cache cannot vouch for is not use
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -106,3 +107,28 @@ def test_no_cache_when_turned_off_or_unwritable(
     cache_home.parent.joinpath("iceberg-udf").write_text("a file, not a folder")
     parser = parser_cache.cached_parser(_text(), _options(), lambda: Lark(_text(), **_options()))  # type: ignore[arg-type]
     assert parser.parse("bigint") is not None
+
+
+def test_the_encoding_round_trips_tuples_dicts_and_tables_of_tuples() -> None:
+    """What lark's serialized parser holds (tuples, dicts keyed by numbers, LALR states whose
+    values are all tuples) comes back equal and of the same types from the JSON text."""
+    value = {
+        "states": {0: {3: (0, 12), 7: (1, {"@": 4})}, 1: {}},
+        "by_name": {"a": (1, ("x", [2, 3])), "b": ()},
+        "keyed": {(1, "t"): ["u", (2,)], "\x00tuple": 1},
+        "plain": [1, "s", None, 2.5, True],
+    }
+    text = json.dumps(parser_cache._encode(value), ensure_ascii=True)
+    back = json.loads(text, object_hook=parser_cache._decode)
+    assert back == value
+    assert type(back["states"][0][3]) is tuple and type(back["by_name"]["a"][1]) is tuple
+    assert list(back["keyed"]) == [(1, "t"), "\x00tuple"]
+    assert "\\u0000tuples" in text  # the states' rows, not an object a tuple
+
+
+def test_a_grammars_file_keeps_its_table_rows_compact(cache_home: Path) -> None:
+    load_parser("spark", positions=False)
+    (path,) = cache_home.glob("lark-*.json")
+    text = path.read_text("utf-8")
+    assert text.count("\\u0000tuples") > 300  # one a parser state
+    assert text.count('\\u0000tuple"') < 200  # not one a table action

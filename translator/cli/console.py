@@ -14,6 +14,8 @@ nor its REST client, nor the server (tests/cli/test_start_up.py holds this).
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import io
 import logging
 import os
@@ -89,6 +91,7 @@ class _Masked(io.TextIOBase):
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _freeze_at_exit()
     secrets = [s for arg in argv for s in url_secrets(arg)]
     with for_a_whole_run():
         if not secrets:
@@ -99,6 +102,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _main(argv)
         finally:
             sys.stdout, sys.stderr = out, err
+
+
+#: Whether this process has :func:`gc.freeze` registered to run at its exit.
+_exit_freeze = {"registered": False}
+
+
+def _freeze_at_exit() -> None:
+    """Freeze the heap when the interpreter exits, before its shutdown collections.
+
+    A process ends by collecting garbage over its whole heap, then clearing every module and
+    collecting again, freeing cycle by cycle what the operating system is about to free at
+    once: after a one-statement ``migrate`` about 0.14G instructions (~20 ms, twice what a
+    process that only imports sqlglot pays), more after a long run. Frozen objects are left to
+    the operating system; objects that no cycle holds are still freed (and finalized) as the
+    modules are cleared, and the interpreter still flushes its standard streams. Our files are
+    closed by ``with`` blocks and written atomically, so nothing depends on a finalizer of a
+    cycle at exit. The command owns its process; an ``atexit`` hook runs only once the program
+    that called :func:`main` is exiting anyway, so an embedding program (or a test run calling
+    ``main`` in-process) keeps its collector as it was until then.
+    """
+    if not _exit_freeze["registered"]:
+        _exit_freeze["registered"] = True
+        atexit.register(gc.freeze)
 
 
 def _main(argv: list[str]) -> int:

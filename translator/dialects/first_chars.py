@@ -60,8 +60,49 @@ def may_start(pattern: str, flags: int = 0) -> _Test | None:
         return None
     if nullable:
         return None
-    compiled = [re.compile(source, f).fullmatch for source, f in tests]
-    return lambda c: any(m(c) is not None for m in compiled)
+    return _either(tests)
+
+
+def _either(tests: list[tuple[str, int]]) -> _Test:
+    """Whether a character matches one of the one-character ``tests``.
+
+    Most tests are one ASCII character (a keyword's first letter, a punctuation mark), and a
+    compile of each (about 0.2 ms: the regex parser and compiler are Python) was most of what
+    reading a grammar's terminals cost a short command. An ASCII character matches such a test
+    exactly when it is that character or, case-insensitively, its other case; so those are
+    looked up in a set, and only the other tests are compiled. A character beyond ASCII gets
+    every test compiled, when one first meets one: Unicode's case folding lets some match an
+    ASCII letter (``\u212a``, the Kelvin sign, matches ``k``), which the regex engine knows.
+    """
+    chars: set[str] = set()
+    others: list[tuple[str, int]] = []
+    for source, f in tests:
+        c = _ascii_literal(source)
+        if c is None:
+            others.append((source, f))
+        else:
+            chars.update((c.lower(), c.upper()) if f & re.IGNORECASE else c)
+    compiled = [re.compile(source, f).fullmatch for source, f in others]
+    every: list[list[Callable[[str], Any]]] = []  # made once, and set whole (threads)
+
+    def test(c: str) -> bool:
+        if c.isascii():
+            return c in chars or any(m(c) is not None for m in compiled)
+        if not every:
+            every.append([re.compile(source, f).fullmatch for source, f in tests])
+        return any(m(c) is not None for m in every[0])
+
+    return test
+
+
+def _ascii_literal(source: str) -> str | None:
+    """The ASCII character a test of :func:`_first` matches literally (``re.escape`` of it),
+    or None for any other test (a class, ``.``)."""
+    if len(source) == 2 and source[0] == "\\" and source[1].isascii() and not source[1].isalnum():
+        return source[1]
+    if len(source) == 1 and source.isascii() and source != ".":  # not escaped: not special
+        return source
+    return None
 
 
 def _first(items: Sequence[tuple[Any, Any]], flags: int) -> tuple[list[tuple[str, int]], bool]:
