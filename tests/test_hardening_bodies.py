@@ -139,3 +139,29 @@ def test_sql_smuggled_through_a_metadata_body_fails_validate(
     code, out, err = run_cli("validate", str(path))
     assert code == 1 and "Traceback" not in err
     assert out.startswith(f"{path}: $.definitions[0].versions[0].representations[0].sql: ")
+
+
+@pytest.mark.parametrize(
+    ("script", "what", "column"),
+    [
+        ("CREATE FUNCTION `f\udc80`(x INT) RETURNS INT RETURN x", "the name", 1),
+        ("CREATE FUNCTION f(x INT) RETURNS INT COMMENT 'a\\uD800' RETURN x", "the comment", 38),
+        ("CREATE FUNCTION f(x INT COMMENT '\udc80') RETURNS INT RETURN x", "the parameter 'x'", 19),
+        ("CREATE FUNCTION f(`x\udc80` INT) RETURNS INT RETURN 1", "the parameter 'x\\udc80'", 19),
+        ("CREATE FUNCTION f(x INT) RETURNS INT RETURN x || '\udc80'", "the body", 45),
+        # Several: the first in the order name, comment, parameters, properties, body.
+        (
+            "CREATE FUNCTION f(x INT) RETURNS INT COMMENT '\udc80' RETURN x || '\udc81'",
+            "the comment",
+            38,
+        ),
+    ],
+)  # fmt: skip
+def test_a_lone_surrogate_is_refused_where_it_is(script: str, what: str, column: int) -> None:
+    """check_body looks for a lone surrogate in all of a statement's texts at once, and only
+    then names the first text that holds one, at its place."""
+    (error,) = compile_script(script, "spark").errors
+    assert isinstance(error, BodyError)
+    assert error.message.startswith(f"{what} holds a lone surrogate")
+    assert error.position is not None
+    assert (error.position.line, error.position.column) == (1, column)

@@ -27,12 +27,13 @@ from typing import Any, Final
 
 from sqlglot import exp
 
-from translator.bodies import _bare_columns, parse_body
+from translator.bodies import parse_body
 from translator.dialects import DIALECTS, get_dialect
 from translator.dialects.base import stored_body_kind
 from translator.errors import SqlSyntaxError
 from translator.metadata import SqlRepresentation, UdfMetadata
 from translator.script import Lexical, Token, invisible_character, span_list, split_statements
+from translator.sqltrees import column_name, scoped_columns
 
 __all__ = ["BODY_DIALECTS", "body_problem", "free_references", "representation_problems"]
 
@@ -191,12 +192,16 @@ def _shape_problem(tokens: list[Any]) -> str | None:
 def free_references(ast: Any, parameters: list[str]) -> list[str]:
     """Names an expression body refers to as bare columns that are no parameter, no lambda
     variable, and sit in no query with a FROM (whose tables could bind them)."""
-    _, free, lambda_vars = _bare_columns(ast)
+    _, free, lambda_vars, _ = scoped_columns(ast)
+    if not free:
+        return []
     bound = {p.lower() for p in parameters} | lambda_vars
     seen: dict[str, str] = {}
-    for name in free:
-        if name.lower() not in bound:
-            seen.setdefault(name.lower(), name)
+    for col in free:
+        name = column_name(col)
+        low = name.lower()
+        if low not in bound:
+            seen.setdefault(low, name)
     return sorted(seen.values())
 
 

@@ -11,10 +11,9 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
-from typing import get_args
+from typing import Any, get_args
 
 from translator.bodies import transpile_body
 from translator.body_checks import BODY_DIALECTS, body_problem, free_references
@@ -134,11 +133,10 @@ def _texts(stmt: CreateFunction) -> Iterator[tuple[str, str, Position | None]]:
 _owned: ContextVar[frozenset[int]] = ContextVar("owned_trees", default=frozenset())
 
 
-@contextmanager
-def owned_trees(statements: Iterable[object]) -> Iterator[None]:
-    """Within the span, the last transpile of a body of ``statements`` may rewrite, type and
-    write the body's sqlglot tree itself instead of a copy of it (one whole-tree copy a body
-    fewer, about 5% of a compile's instructions).
+def owned_trees(statements: Iterable[object]) -> _OwnedTrees:
+    """Within the span (a ``with`` block), the last transpile of a body of ``statements`` may
+    rewrite, type and write the body's sqlglot tree itself instead of a copy of it (one
+    whole-tree copy a body fewer, about 5% of a compile's instructions).
 
     For a caller that holds ``statements`` for the span only and reads no tree after it:
     :func:`translator.api.compile_script`, whose statements were parsed for that call. Not
@@ -148,14 +146,32 @@ def owned_trees(statements: Iterable[object]) -> Iterator[None]:
     When the span ends, the trees are unlinked (:func:`translator.sqltrees.unlink`): no one
     reads them again, and reference counts then free them with their statements instead of
     the cyclic collector."""
-    if keeps_parses():
-        yield
-        return
-    bodies = [s.body for s in statements if isinstance(s, CreateFunction)]
-    token = _owned.set(frozenset(map(id, bodies)))
-    try:
-        yield
-    finally:
+    return _OwnedTrees(statements)
+
+
+class _OwnedTrees:
+    """:func:`owned_trees`' span: a plain class, not ``contextlib``'s generator (every
+    ``compile_script`` opens one)."""
+
+    __slots__ = ("_bodies", "_statements", "_token")
+
+    def __init__(self, statements: Iterable[object]) -> None:
+        self._statements = statements
+        self._bodies: list[Any] | None = None
+        self._token: Token[frozenset[int]] | None = None
+
+    def __enter__(self) -> None:
+        if keeps_parses():
+            return
+        bodies = [s.body for s in self._statements if isinstance(s, CreateFunction)]
+        self._bodies = bodies
+        self._token = _owned.set(frozenset(map(id, bodies)))
+
+    def __exit__(self, *exc: object) -> None:
+        bodies, token = self._bodies, self._token
+        if bodies is None or token is None:
+            return
+        self._bodies = self._token = None
         _owned.reset(token)
         for body in bodies:
             if body.ast is not None:

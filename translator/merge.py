@@ -119,8 +119,8 @@ def merge_statements(
     options: CompileOptions | None = None,
 ) -> ScriptMerge:
     """Apply ``statements`` in order; a failing statement is reported and the rest go on."""
-    ctx = ctx or Context()
-    options = options or CompileOptions()
+    ctx = ctx or _DEFAULT_CONTEXT
+    options = options or _DEFAULT_OPTIONS
     out = ScriptMerge()
     working: dict[str, UdfMetadata | None] = {}
     indexes: dict[str, DefinitionIndex | None] = {}  # translator.metadata.index
@@ -134,7 +134,7 @@ def merge_statements(
             indexes[key] = index
         try:
             meta, change, warnings = apply_statement(
-                working[key], stmt, ctx=ctx, options=options, index=indexes[key]
+                working[key], stmt, ctx=ctx, options=options, index=indexes[key], key=key
             )
         except TranslatorError as e:
             out.errors.append(e.without_frames())
@@ -150,6 +150,11 @@ def merge_statements(
             keep_index(meta, index, edits)
     out.functions = working
     return out
+
+
+#: A merge's defaults: frozen, holding nothing a merge changes, so one of each serves every call.
+_DEFAULT_CONTEXT = Context()
+_DEFAULT_OPTIONS = CompileOptions()
 
 
 def _private(meta: UdfMetadata, index: DefinitionIndex | None = None) -> UdfMetadata:
@@ -197,15 +202,19 @@ def apply_statement(
     ctx: Context,
     options: CompileOptions,
     index: DefinitionIndex | None = None,
+    key: str | None = None,
 ) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
     """Apply one statement to ``metadata``, whose top level and lists it changes in place
     (callers pass a :func:`_private` copy); definitions are copied before they are changed.
     ``index``: where ``metadata``'s definitions sit (:mod:`translator.metadata.index`), kept up to
-    date here; a drop leaves it wrong (the caller drops it)."""
+    date here; a drop leaves it wrong (the caller drops it). ``key``: the statement's
+    :func:`function_key`, where the caller has it."""
     if isinstance(stmt, DropFunction):
         meta, change = _drop(metadata, stmt, ctx)
         return meta, change, list(stmt.warnings)
-    return _create(metadata, stmt, ctx, options, index)
+    return _create(
+        metadata, stmt, ctx, options, index, function_key(stmt.name) if key is None else key
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,8 +227,8 @@ def _create(
     ctx: Context,
     options: CompileOptions,
     index: DefinitionIndex | None,
+    key: str,
 ) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
-    key = function_key(stmt.name)
     def_id = _definition_id(stmt.parameter_types, stmt)
     warnings = list(stmt.warnings)
     if stmt.temporary:

@@ -37,7 +37,7 @@ def format_part(part: str) -> str:
 
 def format_name(parts: Sequence[str]) -> str:
     """``parts`` as one text (see the module doc): ``("s", "My.Fn")`` -> ``s."My.Fn"``."""
-    return ".".join(format_part(p) for p in parts)
+    return ".".join(map(format_part, parts))
 
 
 def parse_name(text: str) -> tuple[str, ...]:

@@ -118,12 +118,12 @@ def breadth_first(root: exp.Expr) -> list[exp.Expr]:
     i = 0
     while i < len(out):
         for value in out[i].args.values():
-            if isinstance(value, list):
+            if isinstance(value, expr):  # the common case first
+                append(value)
+            elif isinstance(value, list):
                 for v in value:
                     if isinstance(v, expr):
                         append(v)
-            elif isinstance(value, expr):
-                append(value)
         i += 1
     return out
 
@@ -210,12 +210,12 @@ def _walk_scope(
             qualified = _walk_scope(node, columns, None, lambda_vars) or qualified
             continue
         for value in node.args.values():
-            if isinstance(value, list):
+            if isinstance(value, expr):  # the common case first
+                push(value)
+            elif isinstance(value, list):
                 for v in value:
                     if isinstance(v, expr):
                         push(v)
-            elif isinstance(value, expr):
-                push(value)
     return qualified
 
 

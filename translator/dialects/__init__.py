@@ -22,7 +22,16 @@ __all__ = ["DIALECTS", "Dialect", "get_dialect"]
 DIALECTS = {"trino": "trino", "spark": "spark"}
 
 
+#: The dialects loaded so far, by their lower-case names (keys of :data:`DIALECTS` only).
+_LOADED: dict[str, Dialect] = {}
+
+
 def get_dialect(name: str) -> Dialect:
+    """The dialect named ``name`` (any case), loaded on first use. Asked several times a
+    statement: a loaded one is one dictionary look-up, not a trip through the import system."""
+    loaded = _LOADED.get(name)
+    if loaded is not None:
+        return loaded
     key = name.lower()
     if key not in DIALECTS:
         from translator.errors import UnsupportedError
@@ -31,7 +40,9 @@ def get_dialect(name: str) -> Dialect:
             f"unknown dialect {name!r}: supported are {', '.join(sorted(DIALECTS))}"
         )
     module = import_module(f"translator.dialects.{DIALECTS[key]}")
-    return module.DIALECT  # type: ignore[no-any-return]
+    dialect: Dialect = module.DIALECT
+    _LOADED[key] = dialect
+    return dialect
 
 
 def __getattr__(name: str) -> Any:

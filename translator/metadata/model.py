@@ -53,8 +53,16 @@ def quiet_assign(model: BaseModel, name: str, value: Any) -> None:
 
 _M = TypeVar("_M", bound=BaseModel)
 _UNSET: Any = object()
-_TEMPLATES: dict[type[BaseModel], dict[str, Any]] = {}
-_set = object.__setattr__
+#: Per model class: its fields' defaults (``_UNSET`` for a required one), how many, the names
+#: of the required ones, and whether it has a post-init hook.
+_SHAPES: dict[type[BaseModel], tuple[dict[str, Any], int, frozenset[str], bool]] = {}
+# A model's slots, filled as pydantic's own constructor fills them (each descriptor's ``__set__``
+# directly: several models a statement, and ``object.__setattr__`` looks each one up first).
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def trusted(cls: type[_M], values: dict[str, Any]) -> _M:
@@ -69,28 +77,37 @@ def trusted(cls: type[_M], values: dict[str, Any]) -> _M:
     new function's models from its typed IR this way (several microseconds a model fewer); what
     comes from outside (a metadata file) is validated where it is read.
     """
-    template = _TEMPLATES.get(cls)
-    if template is None:
-        made = [n for n, f in cls.model_fields.items() if f.default_factory is not None]
-        if made:  # a template's default would be one object shared by every model made here
-            raise TypeError(f"{cls.__name__}: trusted() takes no default factories ({made})")
-        template = {
-            name: _UNSET if f.is_required() else f.get_default(call_default_factory=True)
-            for name, f in cls.model_fields.items()
-        }
-        _TEMPLATES[cls] = template
+    shape = _SHAPES.get(cls)
+    if shape is None:
+        shape = _shape(cls)
+    template, count, required, post_init = shape
     fields = template.copy()
     fields.update(values)
-    if len(fields) != len(template) or _UNSET in fields.values():
+    if len(fields) != count or not required <= values.keys():
         raise TypeError(f"{cls.__name__}: unknown or missing fields in {sorted(values)}")
-    model = cls.__new__(cls)
-    _set(model, "__dict__", fields)
-    _set(model, "__pydantic_fields_set__", set(values))
-    _set(model, "__pydantic_extra__", {})
-    _set(model, "__pydantic_private__", None)
-    if cls.__pydantic_post_init__:
+    model = _new(cls)
+    _set_dict(model, fields)
+    _set_fields_set(model, set(values))
+    _set_extra(model, {})
+    _set_private(model, None)
+    if post_init:
         model.model_post_init(None)
     return model
+
+
+def _shape(cls: type[BaseModel]) -> tuple[dict[str, Any], int, frozenset[str], bool]:
+    """What :func:`trusted` needs of ``cls``, read once."""
+    made = [n for n, f in cls.model_fields.items() if f.default_factory is not None]
+    if made:  # a template's default would be one object shared by every model made here
+        raise TypeError(f"{cls.__name__}: trusted() takes no default factories ({made})")
+    template = {
+        name: _UNSET if f.is_required() else f.get_default(call_default_factory=True)
+        for name, f in cls.model_fields.items()
+    }
+    required = frozenset(name for name, value in template.items() if value is _UNSET)
+    shape = (template, len(template), required, bool(cls.__pydantic_post_init__))
+    _SHAPES[cls] = shape
+    return shape
 
 
 class _Model(BaseModel):
