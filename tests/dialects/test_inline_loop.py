@@ -79,9 +79,10 @@ def test_every_rule_is_reduced_by_the_loop_itself(
     for parser in parsers:
         tables = parser if isinstance(parser, Tables) else _tables(parser)
         assert tables is not None
-        reducers = {r[1] for r in tables.ready()}
+        reducers = {r[1] for r in tables.ready() if r[1] is not None}  # None: a ?rule's child
         assert len(reducers) > 50
-        assert all(r.__name__ == "reduce" for r in reducers)
+        methods = set(vars(module.Builder).values())  # a method the popped values go to as are
+        assert all(r.__name__ == "reduce" or r in methods for r in reducers)
 
 
 def test_time_is_linear_in_a_long_run_of_tokens() -> None:

@@ -11,7 +11,10 @@ the same order.
 
 Each rule's wrapper chain is read once and made into one small function (:func:`_reducer`)
 that builds the children list the chain would build and calls the Builder's method, or makes
-the ``Tree`` lark would make. A chain of any other shape keeps lark's own callback.
+the ``Tree`` lark would make. A chain of any other shape keeps lark's own callback. Where
+nothing is left to do between the loop and the Builder, nothing is put there: a ``?rule`` of one
+symbol (lark passes that symbol's value up) only moves the state, and a method that takes the
+popped values as they are is called by the loop itself.
 
 Only success is its business. At the first token the tables do not accept it raises
 :class:`NotParsed`, which the callers treat as any syntax error: they let lark parse the text
@@ -57,8 +60,14 @@ class NotParsed(Exception):
     """The text is not in the language (what exactly is wrong, lark's own parse says)."""
 
 
+#: What makes a reduction's value from the running Builder and the popped values (lark's
+#: callback chain for the rule, made into one function: see :func:`_reducer`).
+_Make = Callable[[Any, list[Any]], Any]
+
 #: A reduction: (number of symbols popped, what makes the value, the rule's name for the goto).
-_Reduce = tuple[int, Callable[[list[Any], Any], Any], str]
+#: None in the middle for a ``?rule`` of one symbol, whose value is that symbol's (lark's
+#: single-child expansion): the loop leaves the value on the stack and only takes the goto.
+_Reduce = tuple[int, _Make | None, str]
 
 
 class Tables:
@@ -105,15 +114,18 @@ class Tables:
         inlined = _inlined(chains)
         self.reductions: list[_Reduce] = []
         for i, r in enumerate(self.rules):
-            first = _FirstReduce(self.reductions, i, r, chains[r], callbacks[r], inlined)
-            self.reductions.append((len(r.expansion), first, r.origin.name))
+            chain = chains[r]
+            make: _Make | None = None
+            if not chain.passes_child(r):
+                make = _FirstReduce(self.reductions, i, r, chain, callbacks[r], inlined)
+            self.reductions.append((len(r.expansion), make, r.origin.name))
 
     def ready(self) -> list[_Reduce]:
         """The reductions, each made (for tests and tools: the loop makes one when it first
         reduces by it)."""
-        for _, reduce, _ in self.reductions:
-            if isinstance(reduce, _FirstReduce):
-                reduce.make()
+        for _, make, _ in self.reductions:
+            if isinstance(make, _FirstReduce):
+                make.make()
         return self.reductions
 
     def with_callbacks(self, callbacks: dict[Any, Any]) -> Tables:
@@ -200,13 +212,23 @@ class _Chain:
             self.tree = chain.args[0]
         self.read = self.method is not None or self.tree is not None
 
+    def passes_child(self, rule: Rule) -> bool:
+        """Whether the rule's value is its one symbol's value, as lark's chain leaves it: a
+        ``?rule`` of one symbol that the child filter keeps as it is."""
+        return (
+            self.expand1
+            and len(rule.expansion) == 1
+            and self.include in (None, [(0, False, 0)])
+            and not self.append_none
+        )
 
-def _reducer(
-    rule: Rule, chain: _Chain, callback: Any, inlined: frozenset[str]
-) -> Callable[[list[Any], Any], Any]:
+
+def _reducer(rule: Rule, chain: _Chain, callback: Any, inlined: frozenset[str]) -> _Make:
     """One function doing what lark's callback chain for ``rule`` does with the popped values
     ``s``, given the running Builder ``b``; lark's own callback where the chain has a shape not
-    read here (it then finds the Builder through ``grammar.run_inline``'s stack).
+    read here (it then finds the Builder through ``grammar.run_inline``'s stack). Where the
+    chain passes the popped values as they are to the Builder's method, that method itself
+    (``method(b, s)``: no frame between the loop and the method).
 
     A rule in ``inlined`` (an ``_rule``, always expanded into its parent) gives its children
     list instead of a ``Tree`` around it, and its parents take that list. As in lark, a parent
@@ -214,7 +236,10 @@ def _reducer(
     left-recursive run (the tokens of an expression) costs linear time, not quadratic.
     """
     if not chain.read:
-        return lambda s, b: callback(s)
+        return lambda b, s: callback(s)
+    if chain.method is not None and chain.include is None and not chain.expand1:
+        method: _Make = chain.method
+        return method
     namespace: dict[str, Any] = {}
     if chain.method is not None:
         namespace["f"] = chain.method
@@ -256,8 +281,8 @@ def _reducer(
     else:
         lines.append("return " + make.format(children))
     body = "".join(f"    {line}\n" for line in lines)
-    exec(f"def reduce(s, b):\n{body}", namespace)  # only indices and fixed names
-    reduce: Callable[[list[Any], Any], Any] = namespace["reduce"]
+    exec(f"def reduce(b, s):\n{body}", namespace)  # only indices and fixed names
+    reduce: _Make = namespace["reduce"]
     return reduce
 
 
@@ -281,14 +306,14 @@ class _FirstReduce:
         self.reductions, self.i, self.rule = reductions, i, rule
         self.chain, self.callback, self.inlined = chain, callback, inlined
 
-    def make(self) -> Callable[[list[Any], Any], Any]:
+    def make(self) -> _Make:
         reduce = _reducer(self.rule, self.chain, self.callback, self.inlined)
         size, _, origin = self.reductions[self.i]
         self.reductions[self.i] = (size, reduce, origin)
         return reduce
 
-    def __call__(self, s: list[Any], b: Any) -> Any:
-        return self.make()(s, b)
+    def __call__(self, b: Any, s: list[Any]) -> Any:
+        return self.make()(b, s)
 
 
 def _inlined(chains: dict[Rule, _Chain]) -> frozenset[str]:
@@ -420,7 +445,14 @@ def parse_inline(parser: Lark | Tables, text: str, builder: Any = None) -> Any:
                     tok = token_callbacks[kind](tok)
                 value_stack.append(tok)
                 break
-            size, reduce, origin = reductions[~step]
+            size, make, origin = reductions[~step]
+            if make is None:  # a ?rule's one symbol: its value stays, only the state moves
+                state_stack.pop()
+                state = actions[state_stack[-1]][origin]
+                state_stack.append(state)
+                if at_end and state == end_state:
+                    return value_stack[-1]
+                continue
             if size == 1:  # the most common size: two pops instead of a slice and two dels
                 s = [value_stack.pop()]
                 state_stack.pop()
@@ -430,7 +462,7 @@ def parse_inline(parser: Lark | Tables, text: str, builder: Any = None) -> Any:
                 del value_stack[-size:]
             else:
                 s = []
-            value = reduce(s, builder)
+            value = make(builder, s)
             state = actions[state_stack[-1]][origin]
             state_stack.append(state)
             value_stack.append(value)

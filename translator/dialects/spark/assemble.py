@@ -216,10 +216,14 @@ class CreateAssembler:
         seen: set[str] = set()
         after_default: Parameter | None = None
         for p in self.params:
-            offset = self.b.local_offset(p.position)
-            if p.name.lower() in seen:
-                self.b.fail(SqlSyntaxError, f"duplicate parameter name {p.name!r}", offset)
-            seen.add(p.name.lower())
+            folded = p.name.lower()
+            if folded in seen:
+                self.b.fail(
+                    SqlSyntaxError,
+                    f"duplicate parameter name {p.name!r}",
+                    self.b.local_offset(p.position),
+                )
+            seen.add(folded)
             if p.default is not None:
                 after_default = p
             elif after_default is not None:
@@ -227,7 +231,7 @@ class CreateAssembler:
                     SqlSyntaxError,
                     f"parameter {p.name!r} has no DEFAULT but follows {after_default.name!r}, "
                     "which has one",
-                    offset,
+                    self.b.local_offset(p.position),
                 )
 
     def check_clauses(self) -> None:

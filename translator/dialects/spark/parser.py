@@ -381,25 +381,22 @@ class Builder(Transformer[Token, Any], Source):
     def param(self, children: list[Any]) -> Parameter:
         name, typed, *options = children
         typed = self.whole(typed)
-        defaults = [o for o in options if isinstance(o, Default)]
-        comments = [o for o in options if isinstance(o, Clause)]
-        for extra in (defaults[1:2], comments[1:2]):
-            if extra:
-                what = "DEFAULT" if isinstance(extra[0], Default) else "COMMENT"
-                self.fail(
-                    SqlSyntaxError,
-                    f"parameter {name.text!r} has two {what} clauses",
-                    extra[0].offset,
-                )
-        # a DEFAULT is kept (translator/defaults.py)
-        default = defaults[0] if defaults else None
-        return Parameter(
-            name=name.text,
-            type=typed.type,
-            doc=comments[0].value if comments else None,
-            default=default.text if default else None,
-            position=self.position(name.offset),
-        )
+        doc = default = None
+        if options:  # most parameters have none
+            defaults = [o for o in options if isinstance(o, Default)]
+            comments = [o for o in options if isinstance(o, Clause)]
+            for extra in (defaults[1:2], comments[1:2]):
+                if extra:
+                    what = "DEFAULT" if isinstance(extra[0], Default) else "COMMENT"
+                    self.fail(
+                        SqlSyntaxError,
+                        f"parameter {name.text!r} has two {what} clauses",
+                        extra[0].offset,
+                    )
+            # a DEFAULT is kept (translator/defaults.py)
+            default = defaults[0].text if defaults else None
+            doc = comments[0].value if comments else None
+        return Parameter(name.text, typed.type, doc, default, self.position(name.offset))
 
     def column(self, children: list[Any]) -> tuple[StructField, int]:
         name, typed, comment = children

@@ -34,7 +34,7 @@ class Source:
     infer: TypeInference | None
 
     def position(self, offset: int) -> Position:
-        return position_at(self.text, offset, base=self.base)
+        return position_at(self.text, offset, None, self.base)
 
     def fail(self, cls: type[TranslatorError], message: str, offset: int) -> NoReturn:
         """Raise ``cls`` at ``offset`` with the source line, so the CLI can draw a caret."""

@@ -162,7 +162,7 @@ class FunctionAssembler:
                     p.doc_offset,
                 )
             t = to_iceberg(p.type, self.b, self.warnings)
-            out.append(Parameter(p.name.value, t, p.doc, position=self.b.position(p.offset)))
+            out.append(Parameter(p.name.value, t, p.doc, None, self.b.position(p.offset)))
         return tuple(out)
 
     def return_type(self) -> tuple[IcebergType, Literal["udf", "udtf"]]:
@@ -199,13 +199,8 @@ class FunctionAssembler:
         ast, parse_error = parse_body(text, part.kind, NAME)
         if part.kind != "compound" and (ast is None or not _plainly_shaped(text)):
             _check_return_shape(self.b, part.span)
-        return Body(
-            text=text,
-            kind=part.kind,  # type: ignore[arg-type]  # expression, query or compound here
-            position=self.b.position(part.span.start),
-            ast=ast,
-            parse_error=parse_error,
-        )
+        kind_: Any = part.kind  # expression, query or compound here
+        return Body(text, kind_, self.b.position(part.span.start), ast, parse_error)
 
     def warn_not_trino(self, message: str, offset: int) -> None:
         self.warnings.append(Diagnostic("not-trino-syntax", message, self.b.position(offset)))

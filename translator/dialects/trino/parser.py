@@ -249,6 +249,9 @@ class Builder(Transformer[Token, Any], Site):
             name = name_tok.value[1:-1].replace('""', '"').lower()
         else:
             name = name_tok.value.lower()
+        start = token_start(name_tok)
+        if params is None and tz is None:  # most types: a name alone
+            return Spelled(name, start, self.text[start : token_end(name_tok)])
         args: tuple[int | Spelled, ...] = ()
         end = token_end(name_tok)
         if params is not None:
@@ -256,7 +259,7 @@ class Builder(Transformer[Token, Any], Site):
         zone = None
         if tz is not None:
             zone, end = tz.type == "WITH_TIME_ZONE", token_end(tz)
-        return self._spelled(name, token_start(name_tok), end, args=args, time_zone=zone)
+        return Spelled(name, start, self.text[start:end], args, (), zone)
 
     def type_name(self, children: list[Token]) -> Token:
         return children[0]
@@ -286,23 +289,30 @@ class Builder(Transformer[Token, Any], Site):
         return (None if name is None else name.value, spelled, (name or spelled).offset)
 
     def row_type(self, children: list[Any]) -> Spelled:
-        return self._keyword_type("row", children, fields=tuple(children[1:-1]))
+        return self._keyword_type("row", children, (), tuple(children[1:-1]))
 
     def array_type(self, children: list[Any]) -> Spelled:
-        return self._keyword_type("array", children, args=(children[1],))
+        return self._keyword_type("array", children, (children[1],))
 
     def legacy_array_type(self, children: list[Any]) -> Spelled:
-        return self._keyword_type("array", children, args=(children[2],))
+        return self._keyword_type("array", children, (children[2],))
 
     def map_type(self, children: list[Any]) -> Spelled:
-        return self._keyword_type("map", children, args=(children[1], children[2]))
+        return self._keyword_type("map", children, (children[1], children[2]))
 
     def legacy_map_type(self, children: list[Any]) -> Spelled:
-        return self._keyword_type("map", children, args=(children[2], children[3]))
+        return self._keyword_type("map", children, (children[2], children[3]))
 
-    def _keyword_type(self, name: str, children: list[Any], **kw: Any) -> Spelled:
+    def _keyword_type(
+        self,
+        name: str,
+        children: list[Any],
+        args: tuple[Spelled, ...],
+        fields: tuple[tuple[str | None, Spelled, int], ...] = (),
+    ) -> Spelled:
         """ROW, ARRAY or MAP: from the keyword to the closing RPAR or GT, both tokens."""
-        return self._spelled(name, token_start(children[0]), token_end(children[-1]), **kw)
+        start = token_start(children[0])
+        return Spelled(name, start, self.text[start : token_end(children[-1])], args, fields)
 
     def interval_type(self, children: list[Any]) -> Spelled:
         keyword, first_end, to, last_end = children

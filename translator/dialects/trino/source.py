@@ -40,7 +40,7 @@ class Source:
     base: Position | None
 
     def position(self, offset: int) -> Position:
-        return position_at(self.text, offset, base=self.base)
+        return position_at(self.text, offset, None, self.base)
 
     def syntax_error(self, message: str, offset: int) -> SqlSyntaxError:
         return error_at(SqlSyntaxError, message, self.text, offset, self.base)
