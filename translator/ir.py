@@ -7,8 +7,8 @@ store it as a property or report it, instead of the front end silently dropping 
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Literal, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from translator.errors import Diagnostic, Position
 from translator.types import IcebergType, StructType, type_to_json
@@ -25,49 +25,7 @@ __all__ = [
 BodyKind = Literal["expression", "query", "compound"]
 NullHandling = Literal["call", "return-null"]
 
-_C = TypeVar("_C", bound=type)
 
-
-class _Factory:
-    """A field with a default factory left out (shown as the dataclass's own ``__init__`` shows
-    it)."""
-
-    def __repr__(self) -> str:
-        return "<factory>"
-
-
-_FACTORY = _Factory()
-
-
-def _slot_init(cls: _C) -> _C:
-    """``cls`` (a frozen dataclass with slots) with an ``__init__`` that fills each slot through
-    its descriptor: the same parameters, defaults and factories as the dataclass's own, at half
-    its cost (that one calls ``object.__setattr__`` for every field, to get past the frozen
-    ``__setattr__``; the front ends make a statement's IR for every statement they read)."""
-    params: list[str] = []
-    lines: list[str] = []
-    namespace: dict[str, Any] = {"_FACTORY": _FACTORY}
-    for f in fields(cls):
-        namespace[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
-        value = f.name
-        if f.default is not MISSING:
-            namespace[f"_default_{f.name}"] = f.default
-            params.append(f"{f.name}=_default_{f.name}")
-        elif f.default_factory is not MISSING:
-            namespace[f"_factory_{f.name}"] = f.default_factory
-            params.append(f"{f.name}=_FACTORY")
-            value = f"_factory_{f.name}() if {f.name} is _FACTORY else {f.name}"
-        else:
-            params.append(f.name)
-        lines.append(f"    _set_{f.name}(self, {value})\n")
-    exec(f"def __init__(self, {', '.join(params)}):\n{''.join(lines)}", namespace)  # field names
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init  # type: ignore[misc]
-    return cls
-
-
-@_slot_init
 @dataclass(frozen=True, slots=True)
 class Parameter:
     name: str
@@ -78,7 +36,6 @@ class Parameter:
     position: Position | None = field(default=None, compare=False)
 
 
-@_slot_init
 @dataclass(frozen=True, slots=True)
 class Body:
     """The routine body exactly as written, without the leading ``RETURN`` of an expression body.
@@ -95,7 +52,6 @@ class Body:
     parse_error: str | None = field(default=None, compare=False)
 
 
-@_slot_init
 @dataclass(frozen=True, slots=True)
 class CreateFunction:
     name: tuple[str, ...]
@@ -173,7 +129,6 @@ class CreateFunction:
         return self.kind == "udtf" and isinstance(self.return_type, StructType)
 
 
-@_slot_init
 @dataclass(frozen=True, slots=True)
 class DropFunction:
     name: tuple[str, ...]
