@@ -129,7 +129,11 @@ def test_bare_columns_in_the_order_of_the_scoped_walk() -> None:
     stack fed each node's children in order; a column in a query with a FROM is not free."""
     from benchmarks.corpus import generate
     from benchmarks.throughput import _bodies
-    from translator.bodies import _bare_columns
+    from translator.sqltrees import column_name, scoped_columns
+
+    def _bare_columns(ast: exp.Expr) -> tuple[list[str], list[str], set[str]]:
+        columns, free, lambda_vars, _ = scoped_columns(ast)
+        return [column_name(c) for c in columns], [column_name(c) for c in free], lambda_vars
 
     texts = [
         ("Y + (SELECT sum(c) FROM t WHERE k = y) + transform(a, v -> v + z) + y", "spark"),

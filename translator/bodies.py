@@ -112,12 +112,6 @@ def parameter_references(ast: Any, parameters: Sequence[str]) -> set[str]:
     }
 
 
-def _bare_columns(ast: Any) -> tuple[list[str], list[str], set[str]]:
-    """The names of :func:`translator.sqltrees.scoped_columns`' columns."""
-    columns, free, lambda_vars, _ = scoped_columns(ast)
-    return [column_name(c) for c in columns], [column_name(c) for c in free], lambda_vars
-
-
 #: Functions written without parentheses (SQL's niladic forms), which sqlglot may read back as
 #: column names: never strays.
 _NILADIC_FORMS = frozenset(
