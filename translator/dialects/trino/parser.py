@@ -238,8 +238,18 @@ class Builder(Transformer[Token, Any], Site):
 
     # -- types ----------------------------------------------------------------------------
 
-    def _spelled(self, name: str, start: int, end: int, **kw: Any) -> Spelled:
-        return Spelled(name, start, self.text[start:end], **kw)
+    def _spelled(
+        self,
+        name: str,
+        start: int,
+        end: int,
+        args: tuple[int | Spelled, ...] = (),
+        fields: tuple[tuple[str | None, Spelled, int], ...] = (),
+        time_zone: bool | None = None,
+    ) -> Spelled:
+        """The type ``name`` written from ``start`` to ``end`` (positional: a Builder makes one
+        for every type it reads)."""
+        return Spelled(name, start, self.text[start:end], args, fields, time_zone)
 
     def generic_type(self, children: list[Any]) -> Spelled:
         name_tok: Token = children[0]
@@ -249,9 +259,6 @@ class Builder(Transformer[Token, Any], Site):
             name = name_tok.value[1:-1].replace('""', '"').lower()
         else:
             name = name_tok.value.lower()
-        start = token_start(name_tok)
-        if params is None and tz is None:  # most types: a name alone
-            return Spelled(name, start, self.text[start : token_end(name_tok)])
         args: tuple[int | Spelled, ...] = ()
         end = token_end(name_tok)
         if params is not None:
@@ -259,7 +266,7 @@ class Builder(Transformer[Token, Any], Site):
         zone = None
         if tz is not None:
             zone, end = tz.type == "WITH_TIME_ZONE", token_end(tz)
-        return Spelled(name, start, self.text[start:end], args, (), zone)
+        return self._spelled(name, token_start(name_tok), end, args, (), zone)
 
     def type_name(self, children: list[Token]) -> Token:
         return children[0]
@@ -311,8 +318,7 @@ class Builder(Transformer[Token, Any], Site):
         fields: tuple[tuple[str | None, Spelled, int], ...] = (),
     ) -> Spelled:
         """ROW, ARRAY or MAP: from the keyword to the closing RPAR or GT, both tokens."""
-        start = token_start(children[0])
-        return Spelled(name, start, self.text[start : token_end(children[-1])], args, fields)
+        return self._spelled(name, token_start(children[0]), token_end(children[-1]), args, fields)
 
     def interval_type(self, children: list[Any]) -> Spelled:
         keyword, first_end, to, last_end = children
