@@ -104,10 +104,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout, sys.stderr = out, err
 
 
-#: Whether this process has :func:`gc.freeze` registered to run at its exit.
-_exit_freeze = {"registered": False}
-
-
 def _freeze_at_exit() -> None:
     """Freeze the heap when the interpreter exits, before its shutdown collections.
 
@@ -122,9 +118,8 @@ def _freeze_at_exit() -> None:
     that called :func:`main` is exiting anyway, so an embedding program (or a test run calling
     ``main`` in-process) keeps its collector as it was until then.
     """
-    if not _exit_freeze["registered"]:
-        _exit_freeze["registered"] = True
-        atexit.register(gc.freeze)
+    atexit.unregister(gc.freeze)  # one hook a process, however often main runs in it
+    atexit.register(gc.freeze)
 
 
 def _main(argv: list[str]) -> int:
