@@ -26,7 +26,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
 
 from translator.bodies import sqlglot_type
@@ -82,7 +81,7 @@ def expand_defaults(
         left_out = stmt.parameters[n]
         try:
             reader = dialect_named(sqlglot_dialect)
-            default = _parse(left_out.default or "", reader)
+            default = parse_one(left_out.default or "", reader)
             ast = _substitute(ast, stmt, left_out, default)
             # sqlglot's generator may change what it writes: it writes a copy (copy_tree's)
             text = copy_tree(ast).sql(dialect=reader, copy=False)
@@ -107,10 +106,6 @@ def expand_defaults(
             )
         )
     return out, []
-
-
-def _parse(text: str, dialect: Dialect) -> Any:
-    return parse_one(text, dialect)
 
 
 def _substitute(ast: Any, stmt: CreateFunction, p: Parameter, default: Any) -> Any:
