@@ -139,3 +139,24 @@ def test_without_proc_the_nameless_file_is_dropped_and_the_create_falls_back(
     assert not store.anonymous_creates
     assert os.listdir(tmp_path / "ns/f/metadata") == ["1.json"]
     assert (tmp_path / "ns/f/metadata/1.json").read_bytes() == b"one"
+
+
+def test_a_folder_that_cannot_be_read_is_written_through_a_temporary_name(tmp_path: Path) -> None:
+    """Writing a file in a folder needs no right to read it; the nameless form opens the folder
+    for the link and the sync, so where that is refused the temporary-name form runs."""
+    store = _store(tmp_path, publish.ANONYMOUS_AVAILABLE)
+    folder = tmp_path / "ns/f/metadata"
+    folder.mkdir(parents=True)
+    folder.chmod(0o300)
+    try:
+        try:
+            os.close(os.open(folder, os.O_RDONLY))
+        except PermissionError:
+            pass
+        else:
+            pytest.skip("this user reads any folder (root with CAP_DAC_OVERRIDE)")
+        store.create_exclusive("ns/f/metadata/1.json", b"one", make_dirs=False)
+    finally:
+        folder.chmod(0o700)
+    assert store.anonymous_creates is False
+    assert os.listdir(folder) == ["1.json"] and (folder / "1.json").read_bytes() == b"one"

@@ -109,7 +109,10 @@ def publish_anonymous(
     is looked up once. Raises ``FileExistsError`` (name taken; nothing is left behind) and
     ``FileNotFoundError`` (the folder is missing and not ``make_dirs``, or was removed meanwhile).
     """
-    dir_fd = _open_folder(folder, make_dirs)
+    try:
+        dir_fd = _open_folder(folder, make_dirs)
+    except PermissionError:  # a folder we may write in but not read: a temporary name needs no
+        return False  # descriptor of it (and its sync is best effort, as everywhere)
     try:
         try:
             fd = os.open(".", _ANONYMOUS_FLAGS, 0o600, dir_fd=dir_fd)
