@@ -16,10 +16,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import ROOT, assert_rest_schema_valid
 from translator.metadata import load_metadata, validate_metadata
 from translator.warehouse import FunctionRef, RetryPolicy, Warehouse
 from translator.warehouse.layout import metadata_dir, parse_metadata_name
+from translator.warehouse.publish import ANONYMOUS_AVAILABLE
 
 PROCESSES = 8
 APPLIES = 20
@@ -50,7 +53,8 @@ while count < 0 or i < count:
     i += 1
 """
 
-#: A worker that dies by SIGKILL between writing its temporary file and publishing it.
+#: A worker that dies by SIGKILL between writing its metadata file and publishing it; argv[2]
+#: "1" creates files nameless first (O_TMPFILE), "0" through a temporary name.
 CRASH_IN_COMMIT = r"""
 import os, signal, sys
 from translator.warehouse import RetryPolicy, Warehouse
@@ -58,8 +62,10 @@ from translator.warehouse import RetryPolicy, Warehouse
 wh = Warehouse(sys.argv[1])
 def publish(tmp, target):  # the metadata file's publication, not the apply's journal
     if target.name.endswith(".metadata.json"):
+        assert tmp.read_bytes().startswith(b"{"), tmp  # written, not yet named
         os.kill(os.getpid(), signal.SIGKILL)
 wh.store.before_publish = publish
+wh.store.anonymous_creates = sys.argv[2] == "1"
 wh.apply("CREATE OR REPLACE FUNCTION f(x integer) RETURNS integer RETURN x + 777;", "trino")
 """
 
@@ -179,16 +185,31 @@ def test_without_the_lock_losers_retry_and_nothing_is_lost(tmp_path: Path) -> No
     assert sum(r["conflicts"] for r in results) > 0  # they did race
 
 
+@pytest.mark.parametrize(
+    "anonymous",
+    [
+        pytest.param(
+            True,
+            marks=pytest.mark.skipif(not ANONYMOUS_AVAILABLE, reason="no O_TMPFILE and /proc"),
+            id="nameless",
+        ),
+        pytest.param(False, id="temporary-name"),
+    ],
+)
 def test_a_process_killed_between_write_and_publish_leaves_a_consistent_warehouse(
-    tmp_path: Path,
+    tmp_path: Path, anonymous: bool
 ) -> None:
     _seed(tmp_path)
-    p = _spawn(CRASH_IN_COMMIT, str(tmp_path))
-    p.communicate(timeout=60)
-    assert p.returncode == -signal.SIGKILL
+    p = _spawn(CRASH_IN_COMMIT, str(tmp_path), "1" if anonymous else "0")
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == -signal.SIGKILL, err
     folder = tmp_path / "default" / "f" / "metadata"
     leftovers = [n.name for n in folder.iterdir() if n.name.startswith(".")]
-    assert leftovers and all(n.endswith(".tmp") for n in leftovers)  # the unpublished temp file
+    if anonymous:  # the nameless file died with the process
+        assert leftovers == []
+    else:
+        assert leftovers and all(n.endswith(".tmp") for n in leftovers)  # the unpublished file
+    assert len([n for n in folder.iterdir() if not n.name.startswith(".")]) == 1
     wh = Warehouse(tmp_path, cache=False)
     assert wh.load("f").version == 1  # readers ignore it
     r = wh.apply(

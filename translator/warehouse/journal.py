@@ -84,9 +84,17 @@ class Journal:
             ],
         }
         data = (json.dumps(doc, indent=2) + "\n").encode()
-        self.store.remove(self.rel)  # a new file, never rewritten in place: it may be linked
-        self.written = False
-        self.store.create_exclusive(self.rel, data, make_dirs=True)
+        # A new file, never rewritten in place: it may be linked. The name is usually free (a
+        # run removes its journal as it ends), so the old file (this apply's earlier record, or
+        # an interrupted run's) is removed only when it is there, not asked for on every record.
+        if self.written:
+            self.store.remove(self.rel)
+            self.written = False
+        try:
+            self.store.create_exclusive(self.rel, data, make_dirs=True)
+        except FileExistsError:
+            self.store.remove(self.rel)
+            self.store.create_exclusive(self.rel, data, make_dirs=True)
         self.written = True
 
     def clear(self) -> None:

@@ -4,10 +4,11 @@ Commits rest on one primitive, :meth:`Store.create_exclusive`: put a whole file 
 if that name is still free, atomically. Two writers racing for the same name: exactly one wins,
 the other gets :class:`FileExistsError`; a reader never sees a half-written file.
 
-* Local folders: the bytes go to a hidden temporary file beside the target, are fsynced, and are
-  then hard-linked to the target name. ``link(2)`` fails if the name exists, and the file it
-  publishes is already complete. A crash leaves at most a hidden ``.*.tmp`` file that no reader
-  takes for metadata.
+* Local folders: the bytes go to a file with no name yet (Linux's ``O_TMPFILE``; elsewhere a
+  hidden temporary file beside the target), are fsynced, and the file is then hard-linked to the
+  target name. The link fails if the name exists, and the file it publishes is already complete.
+  A crash leaves nothing behind (or, in the temporary-name form, a hidden ``.*.tmp`` file that no
+  reader takes for metadata): :mod:`translator.warehouse.publish`.
 * fsspec: only protocols whose ``pipe_file(..., mode="create")`` is an atomic
   create-if-absent are accepted (:data:`EXCLUSIVE_CREATE`); every other protocol is refused with
   an error naming it, instead of silently risking lost updates. An object store is also asked
@@ -27,18 +28,23 @@ import contextlib
 import errno
 import os
 import re
-import secrets
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from translator.fileio import fsync_folder, inside, make_dirs_durably, write_all, write_pieces
+from translator.fileio import fsync_folder, inside, make_dirs_durably
 from translator.redact import mask_secrets, url_secrets
 from translator.warehouse.errors import UnsupportedStorageError, WarehouseError
+from translator.warehouse.publish import (
+    ANONYMOUS_AVAILABLE,
+    BeforePublish,
+    publish_anonymous,
+    publish_via_temp_name,
+)
 
 __all__ = ["EXCLUSIVE_CREATE", "FileData", "FsspecStore", "LocalStore", "Store", "open_store"]
 
@@ -54,9 +60,6 @@ EXCLUSIVE_CREATE: dict[str, str] = {
     "against moto's S3 server",
     "s3a": "as s3",
 }
-
-#: How a local store creates its temporary file: new, exclusive, not inherited by children.
-_TMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 #: A relative path that ``Path`` keeps as it is: parts separated by single slashes, none of
 #: them empty, ``.`` or ``..``, no slash at either end.
@@ -120,8 +123,12 @@ class LocalStore:
         #: The root as text ending in ``/``: paths are joined as text (a ``Path`` a call cost
         #: more than most of the calls; a migration makes ~8,000).
         self._head = str(self.root).rstrip("/") + "/"
-        #: Test hook: called between writing the temporary file and publishing it.
-        self.before_publish: Callable[[Path, Path], None] | None = None
+        #: Test hook: called between writing the file and publishing it under its name.
+        self.before_publish: BeforePublish | None = None
+        #: Whether creates go through a nameless file (:mod:`translator.warehouse.publish`):
+        #: where the platform offers it, until a create finds it refused; tests turn it off to
+        #: run the temporary-name form.
+        self.anonymous_creates = ANONYMOUS_AVAILABLE
 
     def _path(self, rel: str) -> str:
         """``str(root / rel)``: joined as text where ``rel`` is plainly spelled (the warehouse's
@@ -174,43 +181,15 @@ class LocalStore:
 
     def _create_exclusive(self, target: str, data: FileData, *, make_dirs: bool) -> None:
         folder, name = os.path.split(target)
-        # A hidden name no other writer can pick (128 random bits), created as mkstemp would
-        # (O_EXCL, mode 0600) but without its name generator, which costs more than the write.
-        tmp = f"{folder}/.{name}.{secrets.token_hex(16)}.tmp"
-        try:
-            fd = os.open(tmp, _TMP_FLAGS, 0o600)
-        except FileNotFoundError:
-            if not make_dirs:
-                raise  # the folder is gone: the caller treats it as a conflict
-            make_dirs_durably(folder)
-            fd = os.open(tmp, _TMP_FLAGS, 0o600)
-        try:
-            try:  # on the descriptor: a file object would first ask for its size and terminal
-                if isinstance(data, bytes):
-                    write_all(fd, data)
-                else:
-                    write_pieces(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            if self.before_publish is not None:
-                self.before_publish(Path(tmp), Path(target))
-            try:
-                os.link(tmp, target)
-            except (FileExistsError, FileNotFoundError):
-                raise
-            except OSError as e:
-                if e.errno in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
-                    raise UnsupportedStorageError(
-                        f"{folder}: the file system refuses hard links ({e.strerror}), so "
-                        "metadata files cannot be created atomically-if-absent; use a local "
-                        "POSIX file system or a SQL catalog"
-                    ) from e
-                raise
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-        fsync_folder(folder)
+        if self.anonymous_creates:
+            if publish_anonymous(
+                folder, name, data, make_dirs=make_dirs, before_publish=self.before_publish
+            ):
+                return
+            self.anonymous_creates = False  # refused here: nothing was published, so retry
+        publish_via_temp_name(
+            folder, name, data, make_dirs=make_dirs, before_publish=self.before_publish
+        )
 
     def link_exclusive(self, src: str, dst: str) -> None:
         """Give the durable file ``src`` a second name ``dst``, created if absent (as
