@@ -36,6 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from translator.direct_write import start_direct, write_direct
 from translator.fileio import fsync_folder, inside, make_dirs_durably, write_all, write_pieces
 from translator.redact import mask_secrets, url_secrets
 from translator.warehouse.errors import UnsupportedStorageError, WarehouseError
@@ -186,7 +187,10 @@ class LocalStore:
             fd = os.open(tmp, _TMP_FLAGS, 0o600)
         try:
             try:  # on the descriptor: a file object would first ask for its size and terminal
-                if isinstance(data, bytes):
+                block = start_direct(fd, data)
+                if block:  # a big file, synced at once: past the page cache
+                    write_direct(fd, data, block)
+                elif isinstance(data, bytes):
                     write_all(fd, data)
                 else:
                     write_pieces(fd, data)
