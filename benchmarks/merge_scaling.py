@@ -272,6 +272,9 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-warehouse", action="store_true", help="skip the warehouse commits")
+    ap.add_argument(
+        "--warehouse-only", action="store_true", help="only the warehouse commits (no merges)"
+    )
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     _warm_up()
@@ -279,7 +282,8 @@ def main() -> None:
     commits = []
     for shape in ("definitions", "versions"):
         for n in sizes:
-            rows.append(measure(shape, n, args.repeat if n < 100_000 else 1))
+            if not args.warehouse_only:
+                rows.append(measure(shape, n, args.repeat if n < 100_000 else 1))
             if not args.no_warehouse:
                 commits.append(warehouse_commit(shape, n, args.repeat if n < 100_000 else 1))
     json.dump({"rows": rows, "commits": commits}, sys.stdout)

@@ -142,7 +142,7 @@ def atomic_write(path: Path, text: str) -> None:
 _IOV_MAX = max(16, min(1024, os.sysconf("SC_IOV_MAX") if hasattr(os, "sysconf") else 16))
 
 
-def write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes | memoryview) -> None:
     """Write all of ``data`` (a short write is continued)."""
     done = os.write(fd, data)
     if done < len(data):

@@ -134,3 +134,55 @@ def test_local_paths_are_joined_as_path_joins_them(root: str, rel: str) -> None:
 
     store = LocalStore(root)
     assert store.location(rel) == str(store.root / rel if rel else store.root)
+
+
+def _big_commits(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], list[int]]:
+    """Commits into a function whose files are over DIRECT_MIN, each file held to
+    dump_metadata's bytes of the model the commit made; every metadata file's bytes, and what
+    ``start_direct`` answered for each."""
+    from tests.metadata.test_reuse import _CTX, STATEMENTS, _long_base
+    from translator import direct_write
+    from translator.warehouse.layout import FunctionRef
+
+    taken: list[int] = []
+    real = direct_write.start_direct
+
+    def spy(fd: int, data: bytes | list[bytes]) -> int:
+        block = real(fd, data)
+        if len(data if isinstance(data, bytes) else b"".join(data)) >= direct_write.DIRECT_MIN:
+            taken.append(block)  # the metadata files (a commit writes small ones too)
+        return block
+
+    monkeypatch.setattr("translator.warehouse.publish.start_direct", spy)
+    wh = Warehouse(root, context=_CTX)
+    ref = FunctionRef.parse("f", wh.namespace)
+    wh.committer.commit(ref, None, _long_base(24))
+    for sql, dialect in STATEMENTS[:4]:
+        wh.apply(sql, dialect).raise_for_errors()
+        newest = wh.reader.newest(ref)
+        assert newest is not None
+        on_disk = (root / newest.path).read_bytes()
+        assert len(on_disk) >= direct_write.DIRECT_MIN
+        assert on_disk == dump_metadata(newest.metadata).encode()
+    return [f.read_bytes() for f in sorted(root.rglob("*.metadata.json"))], taken
+
+
+def test_big_commits_write_the_same_files_past_the_page_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Big commits (the texts reused, the files written past the page cache) write
+    dump_metadata's bytes, and the same files as plain writes do."""
+    import shutil
+
+    from translator import direct_write
+
+    monkeypatch.setenv(direct_write.DIRECT_ENV, "0")
+    plain, taken = _big_commits(tmp_path / "wh", monkeypatch)
+    assert len(plain) == 5 and taken == [0] * 5
+    shutil.rmtree(tmp_path / "wh")
+    monkeypatch.delenv(direct_write.DIRECT_ENV)
+    direct, taken = _big_commits(tmp_path / "wh", monkeypatch)
+    assert direct == plain
+    if not all(taken):
+        pytest.skip("this file system refuses O_DIRECT")
+    assert len(taken) == 5

@@ -30,6 +30,7 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
+from translator.direct_write import start_direct, write_direct
 from translator.fileio import fsync_folder, make_dirs_durably, write_all, write_pieces
 from translator.warehouse.errors import UnsupportedStorageError
 
@@ -86,8 +87,11 @@ def _open_folder(folder: str, make_dirs: bool) -> int:
 
 def _write(fd: int, data: bytes | list[bytes]) -> None:
     """All of ``data`` on the descriptor (a file object would first ask for its size and
-    terminal), then synced."""
-    if isinstance(data, bytes):
+    terminal), then synced; a big file past the page cache (:mod:`translator.direct_write`)."""
+    block = start_direct(fd, data)
+    if block:
+        write_direct(fd, data, block)
+    elif isinstance(data, bytes):
         write_all(fd, data)
     else:
         write_pieces(fd, data)
