@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import FIXTURES, assert_rest_schema_valid
+from tests.conftest import FIXTURES, SHARED, assert_rest_schema_valid, require_shared
 from translator.api import compile_script
 from translator.compile import Context
 from translator.dialects.trino.bodies import body_is_deterministic
@@ -114,7 +114,8 @@ ADD_ONE = FIXTURES / "merge" / "appendix_add_one.sql"
 
 
 def _appendix_metadata() -> UdfMetadata:
-    path = FIXTURES.parent.parent / "shared" / "conformance" / "iceberg-go"
+    path = SHARED / "conformance" / "iceberg-go"
+    require_shared(path)
     text = (path / "valid-fixture-udf-metadata-scalar.json").read_text()
     return load_metadata(text)
 
