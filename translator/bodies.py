@@ -296,8 +296,10 @@ def transpile_body(
         return Transpiled(None, f"sqlglot failed on the {target} text: {type(e).__name__}")
     if back is None:
         return Transpiled(None, f"the {target} text is empty")
+    walked = False  # whether the scoped walk unlinked ``back`` (nothing below asks a parent)
     try:
-        back_columns, back_free, lambda_vars, qualified = scoped_columns(back)
+        back_columns, back_free, lambda_vars, qualified = scoped_columns(back, unlinking=True)
+        walked = True
         columns = [column_name(c).lower() for c in back_columns]
         free = [column_name(c) for c in back_free]
         after = {c for c in columns if c in wanted}
@@ -347,7 +349,8 @@ def transpile_body(
             return Transpiled(sql, notes=notes)
         return Transpiled(sql)
     finally:
-        unlink(back)  # the parse back is this call's alone: freed without the collector
+        if not walked:  # the parse back is this call's alone: freed without the collector
+            unlink(back)
 
 
 @cache

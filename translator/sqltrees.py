@@ -166,10 +166,16 @@ def has_no_table(col: Any) -> bool:
     return col.args.get("table") is None or not col.table
 
 
-def scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
+def scoped_columns(
+    ast: Any, *, unlinking: bool = False
+) -> tuple[list[Any], list[Any], set[str], bool]:
     """The columns ``ast`` refers to without a table: all of them, and the free ones (outside
     every query with a FROM, whose tables could bind them: ``(SELECT SUM(c) FROM t WHERE k =
     x)``); its lambdas' variables (lower-cased); and whether any column has a table part.
+
+    ``unlinking``: the walk also does :func:`unlink`'s work on the nodes it visits (every node
+    but types), for a tree whose last walk this is, or after which nothing asks a node for its
+    parent: one walk of the tree instead of two.
 
     One walk, on a stack fed each node's children in order (the first spelling of a free name
     is the one reported, so the order is kept). Whether a query encloses a node is known on the
@@ -179,12 +185,12 @@ def scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
     columns: list[Any] = []
     free: list[Any] = []
     lambda_vars: set[str] = set()
-    qualified = _walk_scope(ast, columns, free, lambda_vars)
+    qualified = _walk_scope(ast, columns, free, lambda_vars, unlinking)
     return columns, free, lambda_vars, qualified
 
 
 def _walk_scope(
-    root: Any, columns: list[Any], free: list[Any] | None, lambda_vars: set[str]
+    root: Any, columns: list[Any], free: list[Any] | None, lambda_vars: set[str], unlinking: bool
 ) -> bool:
     """:func:`scoped_columns`' walk below ``root``; ``free`` None: inside a query with a FROM,
     where no column is free. Whether any column there has a table part."""
@@ -194,6 +200,8 @@ def _walk_scope(
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
+        if unlinking:
+            node.parent = None
         kind = kinds[type(node)]
         if kind & _COLUMN:
             if node.args.get("table") is None or not node.table:  # has_no_table, inline
@@ -207,7 +215,7 @@ def _walk_scope(
         elif kind & _SELECT and free is not None and node.args.get("from_"):
             # Everything below is in the query. A stack visits a node's descendants right
             # after it: they are walked here, on a stack of their own, in that same order.
-            qualified = _walk_scope(node, columns, None, lambda_vars) or qualified
+            qualified = _walk_scope(node, columns, None, lambda_vars, unlinking) or qualified
             continue
         for value in node.args.values():
             if isinstance(value, expr):  # the common case first
