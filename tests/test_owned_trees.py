@@ -89,3 +89,22 @@ def test_only_the_last_target_uses_a_tree_up() -> None:
     for reps, _ in got:
         trino = [r.sql for r in reps if r.dialect == "trino"]
         assert len(set(trino)) <= 1
+
+
+def test_the_span_leaves_every_tree_unlinked() -> None:
+    """When the span ends, every node of every owned tree has lost its parent link (reference
+    counts free it), whether the span walked it or the Spark form of a Trino body had unlinked
+    it already (then the span does not walk it again: :func:`translator.sqltrees.unlinked`)."""
+    from translator.sqltrees import breadth_first, unlinked
+
+    for dialect in ("spark", "trino"):
+        statements = _statements(dialect, 300)
+        assert len(statements) > 60
+        with owned_trees(statements):
+            for s in statements:
+                representations(s, CompileOptions())
+            if dialect == "trino":  # most given up to their Spark form, and unlinked there
+                done = sum(unlinked(s.body.ast) for s in statements)
+                assert done > len(statements) // 2
+        for s in statements:
+            assert all(n.parent is None for n in breadth_first(s.body.ast)), s.body.text

@@ -12,7 +12,7 @@ import sqlglot
 from benchmarks.corpus import generate
 from benchmarks.throughput import _bodies
 from tests.sqlglot_samples import expression_classes, parsed_trees
-from translator.sqltrees import breadth_first, depth_first, scoped_columns, unlink
+from translator.sqltrees import breadth_first, depth_first, scoped_columns, unlink, unlinked
 
 _TEXTS = [
     ("x + 1", "trino"),
@@ -153,6 +153,17 @@ def test_the_unlinking_scoped_walk_finds_what_the_plain_one_finds_and_unlinks() 
         scoped_columns(tree, unlinking=True)
         del tree
     assert left == [0]
+
+
+def test_unlinked_tells_a_walked_tree_from_a_linked_one() -> None:
+    """A tree as sqlglot links it is not unlinked, one :func:`unlink` has been through is; a
+    leaf (no child to tell by) answers no, as its unlink costs nothing."""
+    for tree in _trees():
+        assert not unlinked(tree)
+        unlink(tree)
+        assert unlinked(tree) == bool(list(tree.iter_expressions()))
+    leaf = sqlglot.parse_one("1")
+    assert not unlinked(leaf)
 
 
 def test_compile_leaves_its_trees_to_reference_counts() -> None:

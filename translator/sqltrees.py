@@ -29,6 +29,7 @@ __all__ = [
     "plain_scope",
     "scoped_columns",
     "unlink",
+    "unlinked",
 ]
 
 V = TypeVar("V")
@@ -284,3 +285,18 @@ def unlink(root: exp.Expr) -> None:
                 for v in value:
                     if isinstance(v, expr):
                         push(v)
+
+
+def unlinked(root: exp.Expr) -> bool:
+    """Whether :func:`unlink` has been through ``root``'s tree already, so that another walk
+    would find nothing to do: its first child has no parent, where in a tree as sqlglot links
+    it every child has one. A root without children answers False (its unlink costs nothing)."""
+    expr = exp.Expr
+    for value in root.args.values():
+        if isinstance(value, expr):
+            return value.parent is None
+        if value.__class__ is list:
+            for v in value:
+                if isinstance(v, expr):
+                    return v.parent is None
+    return False
