@@ -204,7 +204,9 @@ def _walk_scope(
         if unlinking:
             node.parent = None
         kind = kinds[type(node)]
-        if kind & _COLUMN:
+        if not kind:  # most nodes are none of the three: one test instead of three
+            pass
+        elif kind & _COLUMN:
             if node.args.get("table") is None or not node.table:  # has_no_table, inline
                 columns.append(node)
                 if free is not None:
