@@ -12,7 +12,14 @@ import sqlglot
 from benchmarks.corpus import generate
 from benchmarks.throughput import _bodies
 from tests.sqlglot_samples import expression_classes, parsed_trees
-from translator.sqltrees import breadth_first, depth_first, scoped_columns, unlink, unlinked
+from translator.sqltrees import (
+    breadth_first,
+    depth_first,
+    scoped_columns,
+    unlink,
+    unlink_listed,
+    unlinked,
+)
 
 _TEXTS = [
     ("x + 1", "trino"),
@@ -164,6 +171,19 @@ def test_unlinked_tells_a_walked_tree_from_a_linked_one() -> None:
         assert unlinked(tree) == bool(list(tree.iter_expressions()))
     leaf = sqlglot.parse_one("1")
     assert not unlinked(leaf)
+
+
+def test_unlink_listed_does_unlinks_work_from_a_walks_list() -> None:
+    """Given the nodes a walk listed, the tree is left as :func:`unlink` leaves it."""
+    for tree in _trees():
+        nodes = depth_first(tree)
+        unlink_listed(nodes)
+        assert all(n.parent is None for n in breadth_first(tree))
+    with _garbage_nodes() as left:
+        tree = sqlglot.parse_one(_TEXTS[2][0], read="trino")
+        unlink_listed(depth_first(tree))
+        del tree
+    assert left == [0]
 
 
 def test_compile_leaves_its_trees_to_reference_counts() -> None:

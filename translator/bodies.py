@@ -33,6 +33,7 @@ from translator.sqltrees import (
     plain_scope,
     scoped_columns,
     unlink,
+    unlink_listed,
 )
 from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
@@ -286,6 +287,10 @@ def transpile_body(
         return Transpiled(None, f"sqlglot cannot express it in {target}: {_first_line(str(e))}")
     except _SQLGLOT_FAILURES as e:
         return Transpiled(None, f"sqlglot failed to write it in {target}: {type(e).__name__}")
+    if nodes is not None and private:
+        # The tree written is this call's (prepare's copy, or the body's own tree given up) and
+        # prepare's walk listed its nodes: they let go of their parents without another walk.
+        unlink_listed(nodes)
     try:
         back, tokens = parse_one_with_tokens(sql, writer)
     except SqlglotError as e:

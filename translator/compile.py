@@ -175,8 +175,8 @@ class _OwnedTrees:
         _owned.reset(token)
         for body in bodies:
             ast = body.ast
-            # A Trino body's Spark form unlinks the tree it wrote: the body's own, where it was
-            # given up (not walked twice).
+            # The last transpile unlinks the tree it wrote where it was the body's own, given
+            # up (a Trino body's Spark form; a Spark body's Trino form): not walked twice.
             if ast is not None and not unlinked(ast):
                 unlink(ast)
 

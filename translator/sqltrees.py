@@ -29,6 +29,7 @@ __all__ = [
     "plain_scope",
     "scoped_columns",
     "unlink",
+    "unlink_listed",
     "unlinked",
 ]
 
@@ -287,6 +288,14 @@ def unlink(root: exp.Expr) -> None:
                 for v in value:
                     if isinstance(v, expr):
                         push(v)
+
+
+def unlink_listed(nodes: list[exp.Expr]) -> None:
+    """:func:`unlink`'s work on a tree whose nodes a walk listed already (every node but the
+    types): a pass over the list instead of another walk. A node sqlglot's generator added to
+    the tree after the list was made keeps its link, and waits for the collector as before."""
+    for node in nodes:
+        node.parent = None
 
 
 def unlinked(root: exp.Expr) -> bool:
