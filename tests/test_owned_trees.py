@@ -89,3 +89,34 @@ def test_only_the_last_target_uses_a_tree_up() -> None:
     for reps, _ in got:
         trino = [r.sql for r in reps if r.dialect == "trino"]
         assert len(set(trino)) <= 1
+
+
+def test_the_span_leaves_every_tree_unlinked() -> None:
+    """When the span ends, every node of every owned tree has lost its parent link (reference
+    counts free it), whether the span walked it or the transpile let go of it already: a Trino
+    body's Spark form unlinks the tree it wrote, a Spark body's Trino form the nodes its
+    preparation listed (then the span does not walk the tree again:
+    :func:`translator.sqltrees.unlinked`). The only links left are those of nodes sqlglot's
+    generator made while it wrote the tree (to them or from them), which the list could not
+    hold: they wait for the collector."""
+    from translator.sqltrees import breadth_first, unlinked
+
+    for dialect in ("spark", "trino"):
+        statements = _statements(dialect, 300)
+        assert len(statements) > 60
+        before = [breadth_first(s.body.ast) for s in statements]  # kept alive: ids stay valid
+        given_up = 0
+        with owned_trees(statements):
+            for s in statements:
+                representations(s, CompileOptions())
+                given_up += unlinked(s.body.ast)
+        assert given_up > len(statements) // 2  # most are not walked again by the span
+        left = 0
+        for s, nodes in zip(statements, before, strict=True):
+            known = {id(n) for n in nodes}
+            for n in breadth_first(s.body.ast):
+                if n.parent is not None:
+                    assert id(n) not in known or id(n.parent) not in known, s.body.text
+                    left += 1
+        if dialect == "trino":
+            assert left == 0

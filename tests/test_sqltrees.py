@@ -12,7 +12,14 @@ import sqlglot
 from benchmarks.corpus import generate
 from benchmarks.throughput import _bodies
 from tests.sqlglot_samples import expression_classes, parsed_trees
-from translator.sqltrees import breadth_first, depth_first, unlink
+from translator.sqltrees import (
+    breadth_first,
+    depth_first,
+    scoped_columns,
+    unlink,
+    unlink_listed,
+    unlinked,
+)
 
 _TEXTS = [
     ("x + 1", "trino"),
@@ -128,6 +135,55 @@ def test_unlink_leaves_a_tree_to_reference_counts() -> None:
                 del tree
         # Linked, the trees wait for the collector; unlinked, they are gone.
         assert (left[0] > 0) is linked
+
+
+def test_the_unlinking_scoped_walk_finds_what_the_plain_one_finds_and_unlinks() -> None:
+    """The parse back's scoped walk also unlinks it (one walk instead of two): the same columns,
+    free columns, lambda variables and qualified flag as the plain walk, in the same order, and
+    afterwards no node but the types has a parent, as after :func:`unlink`."""
+    texts = [*_TEXTS, ("x + (SELECT max(c) FROM t WHERE k = (SELECT min(q) FROM u)) + y", "spark")]
+    corpus = [(text, dialect) for text, dialect, _ in _bodies(generate(150, 7))]
+    trees = parsed_trees(texts + corpus)
+    assert len(trees) > 100
+    for tree in trees:
+        plain = scoped_columns(tree)
+        nodes = breadth_first(tree)
+        assert all(n.parent is not None for n in nodes[1:])  # linked, as sqlglot made it
+        walked = scoped_columns(tree, unlinking=True)
+        assert [[id(c) for c in part] for part in walked[:2]] == [
+            [id(c) for c in part] for part in plain[:2]
+        ]
+        assert walked[2:] == plain[2:]
+        assert all(n.parent is None for n in nodes)
+    with _garbage_nodes() as left:
+        tree = sqlglot.parse_one(_TEXTS[0][0], read="trino")
+        scoped_columns(tree, unlinking=True)
+        del tree
+    assert left == [0]
+
+
+def test_unlinked_tells_a_walked_tree_from_a_linked_one() -> None:
+    """A tree as sqlglot links it is not unlinked, one :func:`unlink` has been through is; a
+    leaf (no child to tell by) answers no, as its unlink costs nothing."""
+    for tree in _trees():
+        assert not unlinked(tree)
+        unlink(tree)
+        assert unlinked(tree) == bool(list(tree.iter_expressions()))
+    leaf = sqlglot.parse_one("1")
+    assert not unlinked(leaf)
+
+
+def test_unlink_listed_does_unlinks_work_from_a_walks_list() -> None:
+    """Given the nodes a walk listed, the tree is left as :func:`unlink` leaves it."""
+    for tree in _trees():
+        nodes = depth_first(tree)
+        unlink_listed(nodes)
+        assert all(n.parent is None for n in breadth_first(tree))
+    with _garbage_nodes() as left:
+        tree = sqlglot.parse_one(_TEXTS[2][0], read="trino")
+        unlink_listed(depth_first(tree))
+        del tree
+    assert left == [0]
 
 
 def test_compile_leaves_its_trees_to_reference_counts() -> None:

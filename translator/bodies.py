@@ -33,6 +33,7 @@ from translator.sqltrees import (
     plain_scope,
     scoped_columns,
     unlink,
+    unlink_listed,
 )
 from translator.types import DecimalType, IcebergType, ListType, MapType, PrimitiveType
 
@@ -286,6 +287,10 @@ def transpile_body(
         return Transpiled(None, f"sqlglot cannot express it in {target}: {_first_line(str(e))}")
     except _SQLGLOT_FAILURES as e:
         return Transpiled(None, f"sqlglot failed to write it in {target}: {type(e).__name__}")
+    if nodes is not None and private:
+        # The tree written is this call's (prepare's copy, or the body's own tree given up) and
+        # prepare's walk listed its nodes: they let go of their parents without another walk.
+        unlink_listed(nodes)
     try:
         back, tokens = parse_one_with_tokens(sql, writer)
     except SqlglotError as e:
@@ -296,8 +301,10 @@ def transpile_body(
         return Transpiled(None, f"sqlglot failed on the {target} text: {type(e).__name__}")
     if back is None:
         return Transpiled(None, f"the {target} text is empty")
+    walked = False  # whether the scoped walk unlinked ``back`` (nothing below asks a parent)
     try:
-        back_columns, back_free, lambda_vars, qualified = scoped_columns(back)
+        back_columns, back_free, lambda_vars, qualified = scoped_columns(back, unlinking=True)
+        walked = True
         columns = [column_name(c).lower() for c in back_columns]
         free = [column_name(c) for c in back_free]
         after = {c for c in columns if c in wanted}
@@ -347,7 +354,8 @@ def transpile_body(
             return Transpiled(sql, notes=notes)
         return Transpiled(sql)
     finally:
-        unlink(back)  # the parse back is this call's alone: freed without the collector
+        if not walked:  # the parse back is this call's alone: freed without the collector
+            unlink(back)
 
 
 @cache

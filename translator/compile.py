@@ -32,7 +32,7 @@ from translator.metadata import (
 from translator.metadata.index import append_log_entry
 from translator.metadata.model import trusted
 from translator.names import format_name
-from translator.sqltrees import unlink
+from translator.sqltrees import unlink, unlinked
 from translator.statement_cache import keeps_parses
 from translator.types import definition_id, type_to_json
 
@@ -174,8 +174,11 @@ class _OwnedTrees:
         self._bodies = self._token = None
         _owned.reset(token)
         for body in bodies:
-            if body.ast is not None:
-                unlink(body.ast)
+            ast = body.ast
+            # The last transpile unlinks the tree it wrote where it was the body's own, given
+            # up (a Trino body's Spark form; a Spark body's Trino form): not walked twice.
+            if ast is not None and not unlinked(ast):
+                unlink(ast)
 
 
 def representations(

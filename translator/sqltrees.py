@@ -29,6 +29,8 @@ __all__ = [
     "plain_scope",
     "scoped_columns",
     "unlink",
+    "unlink_listed",
+    "unlinked",
 ]
 
 V = TypeVar("V")
@@ -166,10 +168,16 @@ def has_no_table(col: Any) -> bool:
     return col.args.get("table") is None or not col.table
 
 
-def scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
+def scoped_columns(
+    ast: Any, *, unlinking: bool = False
+) -> tuple[list[Any], list[Any], set[str], bool]:
     """The columns ``ast`` refers to without a table: all of them, and the free ones (outside
     every query with a FROM, whose tables could bind them: ``(SELECT SUM(c) FROM t WHERE k =
     x)``); its lambdas' variables (lower-cased); and whether any column has a table part.
+
+    ``unlinking``: the walk also does :func:`unlink`'s work on the nodes it visits (every node
+    but types), for a tree whose last walk this is, or after which nothing asks a node for its
+    parent: one walk of the tree instead of two.
 
     One walk, on a stack fed each node's children in order (the first spelling of a free name
     is the one reported, so the order is kept). Whether a query encloses a node is known on the
@@ -179,12 +187,12 @@ def scoped_columns(ast: Any) -> tuple[list[Any], list[Any], set[str], bool]:
     columns: list[Any] = []
     free: list[Any] = []
     lambda_vars: set[str] = set()
-    qualified = _walk_scope(ast, columns, free, lambda_vars)
+    qualified = _walk_scope(ast, columns, free, lambda_vars, unlinking)
     return columns, free, lambda_vars, qualified
 
 
 def _walk_scope(
-    root: Any, columns: list[Any], free: list[Any] | None, lambda_vars: set[str]
+    root: Any, columns: list[Any], free: list[Any] | None, lambda_vars: set[str], unlinking: bool
 ) -> bool:
     """:func:`scoped_columns`' walk below ``root``; ``free`` None: inside a query with a FROM,
     where no column is free. Whether any column there has a table part."""
@@ -194,8 +202,12 @@ def _walk_scope(
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
+        if unlinking:
+            node.parent = None
         kind = kinds[type(node)]
-        if kind & _COLUMN:
+        if not kind:  # most nodes are none of the three: one test instead of three
+            pass
+        elif kind & _COLUMN:
             if node.args.get("table") is None or not node.table:  # has_no_table, inline
                 columns.append(node)
                 if free is not None:
@@ -207,7 +219,7 @@ def _walk_scope(
         elif kind & _SELECT and free is not None and node.args.get("from_"):
             # Everything below is in the query. A stack visits a node's descendants right
             # after it: they are walked here, on a stack of their own, in that same order.
-            qualified = _walk_scope(node, columns, None, lambda_vars) or qualified
+            qualified = _walk_scope(node, columns, None, lambda_vars, unlinking) or qualified
             continue
         for value in node.args.values():
             if isinstance(value, expr):  # the common case first
@@ -276,3 +288,26 @@ def unlink(root: exp.Expr) -> None:
                 for v in value:
                     if isinstance(v, expr):
                         push(v)
+
+
+def unlink_listed(nodes: list[exp.Expr]) -> None:
+    """:func:`unlink`'s work on a tree whose nodes a walk listed already (every node but the
+    types): a pass over the list instead of another walk. A node sqlglot's generator added to
+    the tree after the list was made keeps its link, and waits for the collector as before."""
+    for node in nodes:
+        node.parent = None
+
+
+def unlinked(root: exp.Expr) -> bool:
+    """Whether :func:`unlink` has been through ``root``'s tree already, so that another walk
+    would find nothing to do: its first child has no parent, where in a tree as sqlglot links
+    it every child has one. A root without children answers False (its unlink costs nothing)."""
+    expr = exp.Expr
+    for value in root.args.values():
+        if isinstance(value, expr):
+            return value.parent is None
+        if value.__class__ is list:
+            for v in value:
+                if isinstance(v, expr):
+                    return v.parent is None
+    return False

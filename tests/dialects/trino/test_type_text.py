@@ -69,3 +69,46 @@ def test_type_read_by_parts_as_sqlglot_reads_it(type_text: str) -> None:
     parse_type.cache_clear()  # the parts are read afresh, in this example's order
     whole = _read(lambda t: exp.DataType.build(t, dialect="trino"), type_text)
     assert _read(parse_type, type_text) == whole
+
+
+def _split_by_characters(inner: str) -> list[str] | None:
+    """The split as a walk over every character (what :func:`.type_text._split_items` does
+    over its acting characters only)."""
+    items, depth, start, quoted, i = [], 0, 0, False, 0
+    while i < len(inner):
+        c = inner[i]
+        if quoted:
+            quoted = c != '"'
+        elif c == '"':
+            quoted = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == "," and depth == 0:
+            if inner[i + 1 : i + 2] != " ":
+                return None
+            items.append(inner[start:i])
+            start = i + 2
+            i += 1
+        i += 1
+    items.append(inner[start:])
+    if quoted or depth != 0 or not all(i and i == i.strip() for i in items):
+        return None
+    return items
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.one_of(_TYPES, st.text(alphabet=st.sampled_from('ab ,()"\n\t'), max_size=40)))
+def test_items_split_as_a_walk_over_every_character_splits_them(text: str) -> None:
+    from translator.dialects.trino.routines.type_text import _split_items
+
+    assert _split_items(text) == _split_by_characters(text)
+    for inner in ("a integer, b row(c varchar, d double)", 'x "p, q" integer', "a, ", ",  a"):
+        assert _split_items(inner) == _split_by_characters(inner)
+    assert _split_items("a integer, b row(c varchar, d double)") == [
+        "a integer",
+        "b row(c varchar, d double)",
+    ]

@@ -54,7 +54,7 @@ from translator.errors import (
     position_at,
 )
 from translator.sqlglot_dialects import SPARK
-from translator.sqltrees import breadth_first, copy_tree, unlink
+from translator.sqltrees import breadth_first, copy_tree, unlink, unlink_listed
 from translator.types import IcebergType, PrimitiveType
 
 __all__ = [
@@ -345,6 +345,7 @@ def spark_form(
     names = None
     calls: tuple[exp.Anonymous, ...] | None = None
     tree: exp.Expr | None = None
+    listed: list[exp.Expr] | None = None  # the nodes of the tree written, where a walk has them
     try:
         if isinstance(routine.body, Block):
             tree = lower_body(routine)
@@ -355,7 +356,7 @@ def spark_form(
             if node is None:
                 return SparkForm(None, "sqlglot cannot read the body")
             done = rewritten(node, _scope(routine), private=private and node is body_tree)
-            tree, calls = done.tree, done.calls
+            tree, calls, listed = done.tree, done.calls, done.nodes
             names = done.names if node is body_tree else None
             # rewrite's tree is a copy no one else holds: sqlglot may write it without another
             # (a root still hanging from a replaced node is written from a copy, as sqlglot's
@@ -383,8 +384,14 @@ def spark_form(
             return SparkForm(None, too_deep_form(lambdas))
         if not private:  # sqlglot's own copy, at half its cost
             tree = copy_tree(tree)
+            listed = None
         sql = tree.sql(dialect=SPARK, unsupported_level=ErrorLevel.RAISE, copy=False)
-        unlink(tree)  # written, and no one else's: freed without the collector
+        # Written, and no one else's: freed without the collector (by the rewrite's list of
+        # its nodes where it has one, not another walk).
+        if listed is not None:
+            unlink_listed(listed)
+        else:
+            unlink(tree)
         return SparkForm(sql, names=names)
     except Refused as e:
         return SparkForm(None, e.reason)

@@ -458,12 +458,12 @@ class _Analyzer:
         if lambdas:
             self.facts.unknown = True
         for call in calls:
-            if isinstance(call, exp.Cast | exp.TryCast | exp.Case | exp.If | exp.Array):
+            if isinstance(call, _NO_CALLS):
                 continue
             name = _function_name(call)
-            if name in NON_DETERMINISTIC or isinstance(call, exp.Rand | exp.Uuid):
+            if name in NON_DETERMINISTIC or isinstance(call, _RANDOM):
                 self.facts.nondeterministic = True
-            elif isinstance(call, (exp.Anonymous, *_TIME_DEPENDENT)):
+            elif isinstance(call, _UNKNOWN_DETERMINISM):
                 self.facts.unknown = True
 
     def determinism(self) -> None:
@@ -486,6 +486,9 @@ class _Analyzer:
 _TIME_DEPENDENT = (
     exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.CurrentUser,
 )  # fmt: skip
+#: :meth:`_Analyzer.calls`' classes: no call, non-deterministic, unknown (made once).
+_NO_CALLS = (exp.Cast, exp.TryCast, exp.Case, exp.If, exp.Array)
+_RANDOM, _UNKNOWN_DETERMINISM = (exp.Rand, exp.Uuid), (exp.Anonymous, *_TIME_DEPENDENT)
 
 
 def _find_name(masked: str, name: str) -> int:

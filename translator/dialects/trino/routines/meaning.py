@@ -76,11 +76,13 @@ class Rewritten:
     :func:`translator.bodies.parameter_references` reads of it). ``calls``: the calls sqlglot
     does not know (``Anonymous``) in ``tree``, depth first, where no construct was replaced
     (the walk's nodes are then the result's); None where one was, and the result holds nodes
-    the walk did not see."""
+    the walk did not see. ``nodes``: every node of ``tree`` (the walk's list), where none was
+    replaced; else None."""
 
     tree: exp.Expr
     names: frozenset[str]
     calls: tuple[exp.Anonymous, ...] | None
+    nodes: list[exp.Expr] | None = None
 
 
 def rewritten(
@@ -112,10 +114,10 @@ def rewritten(
                 tree = replacement
             else:
                 n.replace(replacement)
-    calls = None
-    if not replaced:
-        calls = tuple(n for n in marked if kinds[type(n)] == _CALL_KIND)
-    return Rewritten(tree, names, calls)  # type: ignore[arg-type]  # the class was asked
+    if replaced:
+        return Rewritten(tree, names, None)
+    calls = tuple(n for n in marked if kinds[type(n)] == _CALL_KIND)
+    return Rewritten(tree, names, calls, nodes)  # type: ignore[arg-type]  # the class was asked
 
 
 #: The constructs :func:`_rewrite_one` rewrites (it leaves every other node as it is).

@@ -50,10 +50,13 @@ def composite(t: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
 
 def _split_items(inner: str) -> list[str] | None:
     """``inner`` split at its top-level ``", "`` (outside parentheses and quoted names), or
-    None where it is not balanced or an item is empty or has space around it."""
-    items, depth, start, quoted, i = [], 0, 0, False, 0
-    while i < len(inner):
-        c = inner[i]
+    None where it is not balanced or an item is empty or has space around it.
+
+    Only the characters that change the split's state are visited (found by
+    :data:`_SPLITTING`, in C): a row type's text is mostly names and type words."""
+    items, depth, start, quoted = [], 0, 0, False
+    for m in _SPLITTING.finditer(inner):
+        c = m.group()
         if quoted:
             quoted = c != '"'
         elif c == '"':
@@ -64,14 +67,17 @@ def _split_items(inner: str) -> list[str] | None:
             depth -= 1
             if depth < 0:
                 return None
-        elif c == "," and depth == 0:
+        elif depth == 0:  # a comma
+            i = m.start()
             if inner[i + 1 : i + 2] != " ":
                 return None
             items.append(inner[start:i])
             start = i + 2
-            i += 1
-        i += 1
     items.append(inner[start:])
     if quoted or depth != 0 or not all(i and i == i.strip() for i in items):
         return None
     return items
+
+
+#: The characters :func:`_split_items` acts on; every other one leaves its state as it is.
+_SPLITTING = re.compile(r'[",()]')
