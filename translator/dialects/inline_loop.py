@@ -165,8 +165,10 @@ class _LazyParseTable(IntParseTable):
     @cached_property
     def states(self) -> dict[int, dict[str, tuple[Any, Any]]]:  # type: ignore[override]
         tables = self._tables
-        reduces = [(Reduce, rule) for rule in tables.rules]
-        shifts = [(Shift, state) for state in range(len(tables.actions))]
+        # Any, not tuple[...]: compiled by mypyc, a typed pair is unboxed when read and boxed
+        # anew when stored, which would make one tuple per entry again.
+        reduces: list[Any] = [(Reduce, rule) for rule in tables.rules]
+        shifts: list[Any] = [(Shift, state) for state in range(len(tables.actions))]
         return {
             state: {
                 symbol: shifts[arg] if arg >= 0 else reduces[~arg]
@@ -185,7 +187,7 @@ def share_entries(parser: Lark) -> None:
     states = getattr(table, "states", None)
     if not isinstance(states, dict):
         return
-    shared: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+    shared: dict[Any, Any] = {}  # Any: the same tuple stored, not a copy (see _LazyParseTable)
     for row in states.values():
         for symbol, entry in list(row.items()):
             row[symbol] = shared.setdefault(entry, entry)
