@@ -58,7 +58,6 @@ NATIVE_MODULES = [
     "translator/defaults.py",
     "translator/names.py",
     "translator/collector.py",
-    "translator/sqlglot_dialects.py",
     "translator/statement_cache.py",
     "translator/frontend.py",
 ]
