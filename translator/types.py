@@ -255,8 +255,10 @@ class StructType(IcebergType):
 _PARAM_RE = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\((.*)\)|\[(.*)\])?\s*$", re.DOTALL)
 
 
-def parse_type_string(text: str) -> IcebergType:
-    """Read a primitive type string (``decimal( 9 , 2 )`` and ``INT`` are accepted)."""
+def parse_type_string(text: object) -> IcebergType:
+    """Read a primitive type string (``decimal( 9 , 2 )`` and ``INT`` are accepted). Anything
+    else is refused as a TypeParseError: typed ``object`` so that a compiled build (mypyc
+    checks a ``str`` parameter on entry) refuses it the same way."""
     if not isinstance(text, str):
         raise TypeParseError(f"a type string is expected, got {type(text).__name__}")
     if not text.strip():

@@ -316,13 +316,26 @@ def error_at(cls: type[_E], message: str, text: str, offset: int, base: Position
     return cls(message, pos, source_line=source_line(text, offset, base))
 
 
-def transform(
-    transformer: Transformer[Token, Any], tree: Tree[Token], too_deep: Callable[[], TranslatorError]
-) -> Any:
-    """Run ``transformer`` on ``tree``; our own errors raised inside come out unwrapped (lark
-    wraps them in ``VisitError``) and a tree too deep for Python's stack becomes ``too_deep()``."""
+class _Walk(Transformer[Token, Any]):
+    """lark's tree walk calling a Builder's methods, one a rule, as if the Builder were the
+    Transformer: lark finds a rule's method with ``getattr`` on the walk, which passes the
+    names it does not have itself to the Builder. The Builders stay plain classes (a class
+    compiled by mypyc cannot derive from lark's), and the inline loop calls them directly."""
+
+    def __init__(self, builder: object) -> None:
+        super().__init__(visit_tokens=False)
+        self._builder = builder
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._builder, name)
+
+
+def transform(builder: object, tree: Tree[Token], too_deep: Callable[[], TranslatorError]) -> Any:
+    """Walk ``tree`` with ``builder``'s methods (what a Transformer with those methods does);
+    our own errors raised inside come out unwrapped (lark wraps them in ``VisitError``) and a
+    tree too deep for Python's stack becomes ``too_deep()``."""
     try:
-        return transformer.transform(tree)
+        return _Walk(builder).transform(tree)
     except VisitError as e:
         if isinstance(e.orig_exc, TranslatorError):
             raise e.orig_exc from None

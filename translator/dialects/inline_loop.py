@@ -24,7 +24,6 @@ itself, so messages never depend on this loop. A parser whose parts are not lark
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from functools import cached_property, partial
 from typing import Any
@@ -82,17 +81,30 @@ class Tables:
     thousand entries a grammar) add nothing to the work of each full collection.
     """
 
-    def __init__(self, parser: Lark) -> None:
+    def __init__(self, parser: Lark | Tables, callbacks: dict[Any, Any] | None = None) -> None:
+        """The tables of lark's ``parser`` reducing with its callbacks, or those of other
+        tables (their automaton and lexers shared) reducing with ``callbacks``: made field by
+        field, not copied, so that the class can be a native one (mypyc) with typed slots."""
+        if isinstance(parser, Tables):
+            self.start_state: int = parser.start_state
+            self.end_state: int = parser.end_state
+            self.actions: list[dict[str, int]] = parser.actions
+            self.rules: tuple[Rule, ...] = parser.rules
+            self.states: tuple[int, ...] = parser.states
+            self.lexing: list[Lexing] = parser.lexing
+            assert callbacks is not None, "tables made from tables reduce with other callbacks"
+            self._use(callbacks)
+            return
         frontend = parser.parser
         lexer, lalr = frontend.lexer, frontend.parser
         assert isinstance(lexer, ContextualLexer) and isinstance(lalr, LALR_Parser)
         inner = lalr.parser
         table = inner.parse_table
         (start,) = frontend.parser_conf.start
-        self.start_state: int = table.start_states[start]
-        self.end_state: int = table.end_states[start]
+        self.start_state = table.start_states[start]
+        self.end_state = table.end_states[start]
         index: dict[Rule, int] = {}
-        self.actions: list[dict[str, int]] = [{} for _ in range(max(table.states) + 1)]
+        self.actions = [{} for _ in range(max(table.states) + 1)]
         for state, row in table.states.items():
             out = self.actions[state]
             for symbol, (action, arg) in row.items():
@@ -102,10 +114,10 @@ class Tables:
                 if arg not in index:
                     index[arg] = len(index)
                 out[symbol] = ~index[arg]
-        self.rules: tuple[Rule, ...] = tuple(index)  # by reduction index
+        self.rules = tuple(index)  # by reduction index
         self._use(inner.callbacks)
-        self.states: tuple[int, ...] = tuple(table.states)
-        self.lexing: list[Lexing] = state_lexings(lexer, len(self.actions))
+        self.states = tuple(table.states)
+        self.lexing = state_lexings(lexer, len(self.actions))
 
     def _use(self, callbacks: dict[Any, Any]) -> None:
         """Reduce with ``callbacks`` (lark's, by terminal name and by Rule)."""
@@ -130,9 +142,7 @@ class Tables:
 
     def with_callbacks(self, callbacks: dict[Any, Any]) -> Tables:
         """These tables reducing with other callbacks: the automaton and the lexers shared."""
-        other = copy.copy(self)
-        other._use(callbacks)
-        return other
+        return Tables(self, callbacks)
 
 
 class _LazyParseTable(IntParseTable):
@@ -155,8 +165,10 @@ class _LazyParseTable(IntParseTable):
     @cached_property
     def states(self) -> dict[int, dict[str, tuple[Any, Any]]]:  # type: ignore[override]
         tables = self._tables
-        reduces = [(Reduce, rule) for rule in tables.rules]
-        shifts = [(Shift, state) for state in range(len(tables.actions))]
+        # Any, not tuple[...]: compiled by mypyc, a typed pair is unboxed when read and boxed
+        # anew when stored, which would make one tuple per entry again.
+        reduces: list[Any] = [(Reduce, rule) for rule in tables.rules]
+        shifts: list[Any] = [(Shift, state) for state in range(len(tables.actions))]
         return {
             state: {
                 symbol: shifts[arg] if arg >= 0 else reduces[~arg]
@@ -175,7 +187,7 @@ def share_entries(parser: Lark) -> None:
     states = getattr(table, "states", None)
     if not isinstance(states, dict):
         return
-    shared: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+    shared: dict[Any, Any] = {}  # Any: the same tuple stored, not a copy (see _LazyParseTable)
     for row in states.values():
         for symbol, entry in list(row.items()):
             row[symbol] = shared.setdefault(entry, entry)

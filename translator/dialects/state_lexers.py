@@ -73,7 +73,9 @@ def state_lexings(lexer: ContextualLexer, states: int) -> list[Lexing]:
     """The lexing of each of ``states`` parser states of ``lexer`` (lark's contextual lexer),
     every distinct lexer a stand-in until first used. The tests of which characters a terminal
     may start with are shared by the grammar's lexers (one per pattern and flags)."""
-    out: list[Lexing] = [NO_LEXER] * states
+    # Any, not Lexing: compiled by mypyc, a typed tuple is unboxed when read and boxed anew
+    # when stored, so the states sharing a lexer would each get their own tuple.
+    out: list[Any] = [NO_LEXER] * states
     starts = StartTests()
     sharing: dict[int, tuple[BasicLexer, list[int]]] = {}
     for state, basic in lexer.lexers.items():
@@ -81,7 +83,7 @@ def state_lexings(lexer: ContextualLexer, states: int) -> list[Lexing]:
         sharing.setdefault(id(basic), (basic, []))[1].append(state)
     for basic, where in sharing.values():
         pending = _Pending(basic, where, out, starts)
-        entry: Lexing = (pending, pending.callbacks, pending.ignore, pending.newlines)
+        entry: Any = (pending, pending.callbacks, pending.ignore, pending.newlines)
         for state in where:
             out[state] = entry
     return out
@@ -102,7 +104,7 @@ class _Pending(dict[str, Callable[..., Any]]):
     The callbacks dict is the real entry's, filled in place (the loop may hold it already)."""
 
     def __init__(
-        self, basic: BasicLexer, states: list[int], lexings: list[Lexing], starts: StartTests
+        self, basic: BasicLexer, states: list[int], lexings: list[Any], starts: StartTests
     ) -> None:
         super().__init__()
         self.callbacks: dict[str, Any] = {}
@@ -123,7 +125,7 @@ class _Pending(dict[str, Callable[..., Any]]):
                 assert self._basic is not None
                 made, callbacks = _make(self._basic, self._starts)
                 self.callbacks.update(callbacks)
-                entry: Lexing = (made, self.callbacks, self.ignore, self.newlines)
+                entry: Any = (made, self.callbacks, self.ignore, self.newlines)  # one tuple
                 for state in self._states:
                     self._lexings[state] = entry
                 self._made = made

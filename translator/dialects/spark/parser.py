@@ -12,9 +12,10 @@ because a body refers to them and Spark shows them as written.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NoReturn
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
-from lark import Token, Transformer, Tree
+from lark import Token, Tree
 from lark.exceptions import UnexpectedInput
 
 from translator.dialects.grammar import (
@@ -68,15 +69,18 @@ if TYPE_CHECKING:
 __all__ = ["Builder", "parse_statement", "spark_type_to_iceberg"]
 
 
-class _TooDeep:
+@dataclass(frozen=True, slots=True)
+class _TooDeep(IcebergType):
     """Stands for a list, map or struct nested past the limit while the types around it are
-    built (each fails on it in turn), until :meth:`Builder.whole` refuses the whole type. No
-    Iceberg type: one that escaped would fail loudly, never be stored."""
+    built (each fails on it in turn), until :meth:`Builder.whole` refuses the whole type. An
+    Iceberg type in name only, so that the types around it take it as their child where the
+    type classes check their fields' types (compiled); one that escaped would fail loudly
+    (it has no text), never be stored."""
 
-    nesting = MAX_TYPE_NESTING + 1
+    nesting: int = MAX_TYPE_NESTING + 1
 
 
-_TOO_DEEP: Any = _TooDeep()
+_TOO_DEEP: Final = _TooDeep()
 
 
 def parse_statement(
@@ -159,7 +163,7 @@ def _run_builder(builder: Builder, tree: Tree[Token]) -> Any:
     )
 
 
-class Builder(Transformer[Token, Any], Source):
+class Builder(Source):
     """Builds the IR bottom-up. ``warnings`` collects lossy mappings as they are met.
 
     Methods take only ``children`` (no ``v_args``): lark then calls them directly instead of
@@ -173,7 +177,6 @@ class Builder(Transformer[Token, Any], Source):
         dialect: Dialect | None,
         infer: TypeInference | None = None,
     ) -> None:
-        super().__init__(visit_tokens=False)
         self.text = text
         self.base = base
         self.warnings = []

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Final
 
-from lark import Token, Transformer, Tree
+from lark import Token, Tree
 
 from translator.dialects.base import first_word
 from translator.dialects.grammar import (
@@ -186,7 +186,7 @@ def _parse(text: str, base: Position | None, start: str) -> Tree[Token]:
         raise too_deep(base) from None
 
 
-class Builder(Transformer[Token, Any], Site):
+class Builder(Site):
     """Builds IR from a parse tree of one statement (or of a lone type, for ``type_only``).
 
     Offsets are relative to ``text``; :class:`Source` turns them into script positions and
@@ -197,7 +197,6 @@ class Builder(Transformer[Token, Any], Site):
     """
 
     def __init__(self, text: str, base: Position | None, dialect: Dialect | None) -> None:
-        super().__init__(visit_tokens=False)
         self.text = text
         self.base = base
         #: The dialect whose policies apply (None when only a type is read).
@@ -354,7 +353,10 @@ class Builder(Transformer[Token, Any], Site):
         offset = name.offset if name is not None else spelled.offset
         return Param(name, spelled, doc, offset, None if comment is None else token_start(comment))
 
-    table_column = parameter
+    def table_column(self, children: list[Any]) -> Param:
+        """A column of ``RETURNS TABLE(...)``: read as a parameter is (a method of its own,
+        not an alias of the class's: mypyc's native classes do not keep such aliases)."""
+        return self.parameter(children)
 
     def parameters(self, children: list[Param]) -> list[Param]:
         return list(children)
@@ -415,7 +417,9 @@ class Builder(Transformer[Token, Any], Site):
         nesting), so it spans from the first to the last."""
         return Span(token_start(children[0]), token_end(children[-1]), tuple(children))
 
-    query_expr = expr
+    def query_expr(self, children: list[Token]) -> Span:
+        """A query body: spanned as an opaque expression is."""
+        return self.expr(children)
 
     def block(self, children: list[Any]) -> Span:
         start, end = token_start(children[0]), token_end(children[-1])  # BEGIN ... END
