@@ -1,10 +1,11 @@
-"""benchmarks/run.py: the merge and commit tables and target 5's row, from a part's JSON."""
+"""benchmarks/run.py and tables.py: the targets table (the native build's column, target 5's rows)
+and the merge table, from parts' JSON."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from benchmarks import native_report, run
+from benchmarks import native_report, run, tables
 
 
 def _rows(first: tuple[float, float], warm: tuple[float, float]) -> list[dict[str, Any]]:
@@ -17,7 +18,7 @@ def _rows(first: tuple[float, float], warm: tuple[float, float]) -> list[dict[st
 
 def test_the_first_merge_is_a_column_and_counts_in_target_5() -> None:
     rows = [r | {"copy": 1.0, "dump": 1.0} for r in _rows((0.010, 0.095), (0.002, 0.006))]
-    table = run.merge_section({"rows": rows})
+    table = tables.merge_section({"rows": rows})
     assert "first merge (add overload): ms" in table
     assert "| growth 10k -> 100k | 9.5x | 3.0x | 3.0x | 3.0x | 1.0x | 1.0x |" in table
     pure = [{"cpu": {"compile": 3.0, "floor": 1.6, "baseline": 1.0}, "statements": 2000}]
