@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -40,17 +40,26 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 
 #: What the build interpreter has: mypyc's version (None without it), the C compiler distutils
-#: will call (the ``CC`` variable, else the interpreter's own), found on ``PATH`` or not.
+#: will call (the ``CC`` variable, else the interpreter's own), found on ``PATH`` or not, and the
+#: versions of the libraries whose types mypyc compiles our calls against.
 _PROBE = """
 import json, os, shlex, shutil, sys, sysconfig
+from importlib import metadata
 try:
     import mypy.version, mypyc.build
     mypyc = mypy.version.__version__
 except Exception:
     mypyc = None
+deps = {}
+for name in ("sqlglot", "lark", "pydantic", "setuptools"):
+    try:
+        deps[name] = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        deps[name] = None
 cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
 words = shlex.split(cc)
-print(json.dumps({"mypyc": mypyc, "python": sys.version, "cc": words[0] if words else "",
+print(json.dumps({"mypyc": mypyc, "python": sys.version, "deps": deps,
+                  "cc": words[0] if words else "",
                   "cc_found": bool(words) and shutil.which(words[0]) is not None}))
 """
 
@@ -117,7 +126,8 @@ def _one_line(text: str, limit: int = 200) -> str:
 
 def _stamp(root: Path, found: dict[str, Any]) -> str:
     """A name for the build made of ``root``'s sources with this interpreter and mypyc."""
-    h = hashlib.sha256(json.dumps([found["python"], found["mypyc"], found["cc"]]).encode())
+    made_by = [found["python"], found["mypyc"], found["cc"], found.get("deps")]
+    h = hashlib.sha256(json.dumps(made_by, sort_keys=True).encode())
     files = [root / "setup.py", root / "pyproject.toml"]
     files += sorted((root / "translator").rglob("*.py")) + sorted((root / "grammars").glob("*"))
     for path in files:
@@ -127,7 +137,7 @@ def _stamp(root: Path, found: dict[str, Any]) -> str:
     return h.hexdigest()[:20]
 
 
-def _ignore_in(root: Path) -> object:
+def _ignore_in(root: Path) -> Callable[[str, list[str]], set[str]]:
     """What the copy leaves out: the checkout's venv, git and build folders, compiled modules
     and bytecode (a stale ``.so`` would shadow the source it was built from)."""
 
@@ -148,7 +158,7 @@ def _build_into(work: Path, root: Path, python: str, env: dict[str, str]) -> Nat
     """Compile a copy of ``root`` in ``work`` and keep its importable part in ``work/site``."""
     t0 = time.perf_counter()
     src = work / "src"
-    shutil.copytree(root, src, ignore=_ignore_in(root))  # type: ignore[arg-type]
+    shutil.copytree(root, src, ignore=_ignore_in(root))
     log = work / "build.log"
     cmd = [python, "setup.py", "-q", "build_ext", "--inplace", "-j", "2"]
     with log.open("w", encoding="utf-8") as out:
@@ -177,8 +187,8 @@ def _build_into(work: Path, root: Path, python: str, env: dict[str, str]) -> Nat
     if check.returncode != 0:
         return NativeBuild(None, reason=f"the build does not import: {_one_line(check.stderr)}")
     loaded = json.loads(check.stdout)
-    if not loaded["compiled"]:
-        return NativeBuild(None, reason="the build's translator.ir is not compiled")
+    if not loaded["compiled"] or not loaded["ir"].endswith((".so", ".pyd")):
+        return NativeBuild(None, reason=f"the build's translator.ir is not compiled: {loaded}")
     modules = sum(1 for _ in (site / "translator").rglob("*.so"))
     return NativeBuild(str(site), modules=modules, seconds=time.perf_counter() - t0)
 
@@ -219,16 +229,25 @@ def build(
         return NativeBuild(None, reason=f"no C compiler ({found['cc'] or 'none'} not found)")
     if cache is None:
         return _build_once(root, python, base_env, scratch)
+    try:
+        return _cached(root, python, base_env, cache, _stamp(root, found))
+    except (OSError, ValueError, KeyError, TypeError) as e:  # an unusable cache folder
+        what = e.strerror if isinstance(e, OSError) and e.strerror else type(e).__name__
+        return NativeBuild(None, reason=f"cannot keep the build in {cache}: {what}")
+
+
+def _cached(root: Path, python: str, env: dict[str, str], cache: Path, stamp: str) -> NativeBuild:
+    """The build kept in ``cache`` for these sources, made there first if it is not."""
     cache.mkdir(parents=True, exist_ok=True)
-    final = cache / f"native-{_stamp(root, found)}"
+    final = cache / f"native-{stamp}"
     with (cache / ".native-build.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process ends
         if (final / _DONE).is_file():
             kept = json.loads((final / _DONE).read_text("utf-8"))
-            return NativeBuild(str(final / "site"), kept["modules"], kept["seconds"], True)
+            return NativeBuild(str(final / "site"), int(kept["modules"]), kept["seconds"], True)
         for stale in cache.glob(".native-build-*"):  # a crashed build's: nobody else builds
             shutil.rmtree(stale, ignore_errors=True)
-        made = _build_once(root, python, base_env, cache)
+        made = _build_once(root, python, env, cache)
         if not made.built:
             return made
         assert made.site is not None

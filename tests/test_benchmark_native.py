@@ -93,6 +93,9 @@ def test_a_kept_build_is_found_by_its_sources_and_a_changed_source_builds_anew(
     (root / "translator" / "ir.py").write_text("X = 2\n", "utf-8")
     assert native._stamp(root, probe) != first
     assert native._stamp(root, probe | {"mypyc": "2.5.0"}) != native._stamp(root, probe)
+    assert native._stamp(root, probe | {"deps": {"sqlglot": "31.0.0"}}) != native._stamp(
+        root, probe
+    )
 
 
 def test_the_process_env_loads_the_site_before_the_checkout(tmp_path: Path) -> None:
@@ -121,3 +124,12 @@ def test_compiled_modules_counts_what_this_process_loaded() -> None:
     import translator.ir
 
     assert (native.compiled_modules() > 0) == translator.ir.__file__.endswith(".so")
+
+
+def test_an_unusable_cache_folder_is_not_built_and_says_why(tmp_path: Path) -> None:
+    _needs_mypyc_and_cc()
+    cache = tmp_path / "cache"
+    cache.write_text("a file where the folder should be", "utf-8")
+    made = native.build(ROOT, cache)
+    assert not made.built
+    assert made.reason == f"cannot keep the build in {cache}: File exists"
