@@ -92,6 +92,8 @@ def native_note(
     """What the native column is, and whether its output is byte-identical to the interpreted
     build's (``plain``, ``native``: the throughput runs with pure-Python sqlglot and with
     sqlglotc)."""
+    if not native[0] and not native[1]:  # not built, or its runs failed: the cells say why
+        return f"Native build: {label}."
     text = (
         f"Native build: {label}; the same checkout's `setup.py` modules compiled by mypyc in a "
         "copy of it, run with the copy first on `PYTHONPATH` (rows 1, 2 and 4 with pure-Python "

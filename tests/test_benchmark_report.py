@@ -84,6 +84,7 @@ def test_a_native_build_not_made_says_why_in_every_native_cell() -> None:
     assert _cells(table, "3.")[2] == "sqlglotc not installed"
     assert _cells(table, "4.")[2] == why
     assert _cells(table, "1.")[5] == "-"  # met: nothing to judge
+    assert native_report.native_note(why, (pure, []), ([], [])) == f"Native build: {why}."
     # Without the native build asked for, the table is the interpreted one alone.
     plain, _ = run.targets(pure, [], None, {"rows": []})
     assert "native" not in plain.splitlines()[0]
