@@ -10,7 +10,9 @@ repetition runs, in this order:
   and parses and generates each (the throughput baseline);
 * **migrate** -- per dialect, ``iceberg-udf migrate --dialect D SRC --warehouse WH --report-json
   FILE`` into a warehouse that did not exist (Spark first, then Trino into the same one), with
-  pure-Python sqlglot (the plain install) and, where installed, with sqlglotc.
+  pure-Python sqlglot (the plain install) and, where installed, with sqlglotc; with
+  ``--pythonpath DIR`` also with ``DIR`` first on the path (the native build's, see
+  :mod:`benchmarks.native`), its figures under ``native_pure`` and ``native_installed``.
 
 Each figure is the wall time of the processes, start-up and imports included (and, beside it,
 their CPU time, which a loaded host distorts less, and the kernel's share of it; the wall time
@@ -110,13 +112,25 @@ def main() -> None:
     ap.add_argument("--statements", type=int, default=2_000)
     ap.add_argument("--seed", type=int, default=20240607)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--pythonpath",
+        default=None,
+        help="also migrate with this folder first on the path (the native build's site), each "
+        "build's figures under LABEL_<build>",
+    )
+    ap.add_argument("--label", default="native")
     args = ap.parse_args()
 
     from benchmarks.corpus import generate
+    from benchmarks.native import process_env
     from benchmarks.purepython import compiled_sqlglot
     from benchmarks.throughput import _bodies
 
     builds = ["pure", *(["installed"] if compiled_sqlglot() else [])]
+    #: (key of the figures, sqlglot build, whether to run with --pythonpath first on the path)
+    labelled = [(b, b, False) for b in builds]
+    if args.pythonpath is not None:
+        labelled += [(f"{args.label}_{b}", b, True) for b in builds]
     scripts = generate(args.statements, args.seed)
     runs: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory(prefix="iceberg-udf-migrate-") as tmp:
@@ -131,22 +145,23 @@ def main() -> None:
         py, script = sys.executable, _console_script()
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = str(base / "bytecode")
+        other = process_env(args.pythonpath, env) if args.pythonpath is not None else env
         for rep in range(-1, args.repeat):  # -1: untimed, it writes the bytecode
             run: dict[str, float] = {}
             for dialect in ("spark", "trino"):
                 bodies = str(base / f"{dialect}.bodies.json")
                 _timed([py, "-c", _SQLGLOT, bodies], run, "sqlglot", env)
-            for build in builds:
+            for key, build, on_path in labelled:
                 # A new folder each time, the old ones removed only at the end: on ext4 without
                 # a journal (this host), creating a file right after thousands were deleted scans
                 # past every recently deleted inode, which a first migration does not pay.
-                wh = base / f"wh-{build}-{rep if rep >= 0 else 'warm'}"
+                wh = base / f"wh-{key}-{rep if rep >= 0 else 'warm'}"
                 for dialect in ("spark", "trino"):
                     cmd = [py, "-c", _MIGRATE, build, script, "migrate", "--dialect", dialect]
                     cmd += [str(base / "src" / dialect), "--warehouse", str(wh)]
-                    report = base / f"report-{build}-{dialect}.json"
+                    report = base / f"report-{key}-{dialect}.json"
                     cmd += ["--report-json", str(report)]
-                    _timed(cmd, run, build, env, report)
+                    _timed(cmd, run, key, other if on_path else env, report)
             if rep >= 0:
                 runs.append(run)
         functions = sum(1 for p in (base / "wh-pure-0").rglob("*.metadata.json"))

@@ -6,12 +6,14 @@
 
 Each measurement runs in its own process (``benchmarks.throughput``, ``benchmarks.merge_scaling``,
 ``benchmarks.spark_batch``), so the sqlglot build, memory and Spark sessions do not leak from one
-into the next.
+into the next. The native build (``benchmarks.native``) is made once per run and measured beside
+the interpreted one (throughput and migrate, targets 1-4); ``--no-native`` skips it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import importlib.metadata
 import itertools
@@ -25,6 +27,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.native import NativeBuild, native_build, process_env
+from benchmarks.native_report import native_note, native_targets, same_output
+from benchmarks.tables import (
+    commit_section,
+    memory_section,
+    merge_section,
+    spark_section,
+    table,
+    throughput_section,
+)
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
@@ -34,26 +47,42 @@ _REUSE: list[Path] = []
 _SEEN: dict[str, int] = {}
 
 
-def _run(module: str, *args: str) -> dict[str, Any]:
-    name = "_".join([module, *args]).replace("-", "").replace("/", "")
+class PartFailed(SystemExit):
+    """A part's process failed (it ends the run, unless the part is the native build's)."""
+
+
+def _run(
+    module: str,
+    *args: str,
+    label: str = "",
+    env: dict[str, str] | None = None,
+    more: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """Run a part; with ``--reuse``, its JSON is kept under a name made of its arguments and
+    ``label`` (a variant the arguments do not name, such as the native build's runs). ``env``
+    is its process's environment, ``more`` arguments that are not part of its name (paths)."""
+    name = "_".join([module, *args, *([label] if label else [])]).replace("-", "")
+    name = name.replace("/", "")
     _SEEN[name] = _SEEN.get(name, 0) + 1
     kept = _REUSE[0] / f"{name}_{_SEEN[name]}.json" if _REUSE else None
     if kept is not None and kept.exists():
         return json.loads(kept.read_text())  # type: ignore[no-any-return]
-    result = _run_process(module, *args)
+    result = _run_process(module, *args, *more, env=env, label=label)
     if kept is not None:
         kept.write_text(json.dumps(result))
     return result
 
 
-def _run_process(module: str, *args: str) -> dict[str, Any]:
+def _run_process(
+    module: str, *args: str, env: dict[str, str] | None = None, label: str = ""
+) -> dict[str, Any]:
     cmd = [sys.executable, "-m", f"benchmarks.{module}", *args]
-    print(f"  $ {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
+    print(f"  $ {' '.join(cmd[1:])}{f'  ({label})' if label else ''}", file=sys.stderr, flush=True)
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr[-3000:])
-        raise SystemExit(f"{module} failed ({proc.returncode})")
+        raise PartFailed(f"{module} failed ({proc.returncode})")
     print(f"    {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -67,216 +96,6 @@ def _version(dist: str) -> str | None:
 
 def _spark_available() -> bool:
     return _version("pyspark") is not None and shutil.which("java") is not None
-
-
-# ---------------------------------------------------------------------------------------------
-# Formatting
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def _s(x: float) -> str:
-    return f"{x:.2f}" if x < 100 else f"{x:.0f}"
-
-
-def _ms(x: float) -> str:
-    return f"{x * 1000:.1f}" if x < 1 else f"{x * 1000:.0f}"
-
-
-_ROWS = [
-    ("baseline", "sqlglot alone: parse each body, generate it in the other dialect"),
-    ("floor", "all of compile's sqlglot work: the above, and parse each generated text back"),
-    ("compile", "**compile** (`compile_script`, both dialect representations)"),
-    ("frontend", "compile without transpiling (`transpile=False`)"),
-    ("emit", "emit DDL (`emit_ddl`, both dialects)"),
-    ("dump", "metadata JSON (`dump_metadata`)"),
-]
-
-
-def _us(run: dict[str, Any], key: str, less: str) -> str:
-    """Microseconds per statement of ``key`` beyond ``less``."""
-    return f"{(run['wall'][key] - run['wall'][less]) / run['statements'] * 1e6:.0f} µs"
-
-
-def throughput_section(runs: list[dict[str, Any]]) -> str:
-    first = runs[0]
-    n = first["statements"]
-    header = ["measurement"]
-    for r in runs:
-        b = r["build"]
-        header += [f"{b}: s", f"{b}: statements/s", f"{b}: ratio to sqlglot"]
-        header += [f"{b}: ratio to all sqlglot work"]
-    rows = []
-    for key, label in _ROWS:
-        row = [label]
-        for r in runs:
-            t = r["wall"][key]
-            row += [_s(t), f"{n / t:,.0f}", f"{t / r['wall']['baseline']:.2f}x"]
-            row += [f"{t / r['wall']['floor']:.2f}x"]
-        rows.append(row)
-    out = [
-        f"Corpus: {first['scripts']:,} scripts, {n:,} CREATE/DROP FUNCTION statements (half Spark, "
-        f"half Trino; {first['corpus_chars']:,} characters), {first['bodies']:,} bodies sqlglot "
-        f"reads. Compiled: {first['functions']:,} functions, {first['definitions']:,} "
-        f"definitions, {first['versions']:,} versions, {first['representations']:,} "
-        f"representations; {first['errors']} errors, {first['warnings']:,} warnings.",
-        "",
-        _table(header, rows),
-        "",
-    ]
-    if len(runs) == 2:
-        pure, fast = runs
-        same = pure["digest"] == fast["digest"]
-        out += [
-            f"- compile with sqlglotc / sqlglot alone (pure Python): "
-            f"**{fast['wall']['compile'] / pure['wall']['baseline']:.2f}x**; compile with "
-            f"sqlglotc / compile pure: {fast['wall']['compile'] / pure['wall']['compile']:.2f}x; "
-            f"sqlglot work with sqlglotc / pure: "
-            f"{fast['wall']['baseline'] / pure['wall']['baseline']:.2f}x.",
-            f"- All of compile's sqlglot work (the check parse included) is "
-            f"{pure['wall']['floor'] / pure['wall']['baseline']:.2f}x / "
-            f"{fast['wall']['floor'] / fast['wall']['baseline']:.2f}x the baseline (pure / "
-            f"sqlglotc): compile cannot get under that; the rest of compile's time is this "
-            f"tool's own, {_us(pure, 'compile', 'floor')} / {_us(fast, 'compile', 'floor')} "
-            "per statement.",
-            f"- Every compile and emit output (metadata, changes, warnings, errors, DDL) of the "
-            f"corpus is {'**byte-identical**' if same else '**DIFFERENT**'} with and without "
-            f"sqlglotc (sha256 {pure['digest'][:16]}"
-            f"{'' if same else ' vs ' + fast['digest'][:16]}).",
-        ]
-    else:
-        out.append(
-            f"- sqlglotc is not installed: only the pure-Python build was measured "
-            f"(`pip install -e '.[bench]'` for both). Output sha256 {first['digest'][:16]}."
-        )
-    return "\n".join(out)
-
-
-def memory_section(m: dict[str, Any]) -> str:
-    text = (
-        f"Compiling the whole corpus ({m['scripts']:,} scripts) and keeping every result: "
-        f"process peak RSS **{m['maxrss_kb'] / 1024:.0f} MiB** "
-        f"({m['maxrss_before_kb'] / 1024:.0f} MiB after imports and the warm-up, before "
-        "compiling)"
-    )
-    if "traced_peak_bytes" in m:
-        text += (
-            f"; peak traced Python allocations **{m['traced_peak_bytes'] / 2**20:.0f} MiB** "
-            f"(tracemalloc; {m['traced_retained_bytes'] / 2**20:.0f} MiB still held by the "
-            "results)"
-        )
-    return text + "."
-
-
-def merge_section(m: dict[str, Any]) -> str:
-    out = []
-    for shape, title in (
-        ("definitions", "one function with N definitions"),
-        ("versions", "one definition with N versions"),
-    ):
-        rows = [r for r in m["rows"] if r["shape"] == shape]
-        header = [
-            "N",
-            "first merge (add overload): ms",
-            "add overload: ms",
-            "replace (new version): ms",
-            "unchanged: ms",
-            "deep_copy (a load's private copy): ms",
-            "dump_metadata: ms",
-        ]
-        keys = ("first", "add", "replace", "unchanged", "copy", "dump")
-        body = [[f"{r['n']:,}"] + [_ms(r[k]) for k in keys] for r in rows]
-        for a, b in itertools.pairwise(rows):
-            body.append(
-                [f"growth {a['n'] // 1000}k -> {b['n'] // 1000}k"]
-                + [f"{b[k] / a[k]:.1f}x" for k in keys]
-            )
-        out += [
-            f"**{title}** (CPU time per merge, `compile_script(statement, into=metadata)`: the "
-            "first into the model just made, which reads every definition (median of three, "
-            "each into a shallow copy of it), then merges into "
-            "metadata merged into before, which use the index kept beside it; the last two "
-            "columns are not part of it):",
-            "",
-            _table(header, body),
-            "",
-        ]
-    out.append("Linear growth is 10x per 10x of N; quadratic would be 100x.")
-    return "\n".join(out)
-
-
-def spark_section(runs: list[dict[str, Any]]) -> str:
-    # The single-process run is the same work in each process: its fastest time is the reference.
-    single = min(r["single_process_s"] for r in runs)
-    header = [
-        "master",
-        "compile_dataframe: s",
-        "statements/s",
-        "vs single process",
-        "results equal single process",
-    ]
-    rows = [
-        [
-            f"`{r['master']}`",
-            _s(r["spark_s"]),
-            f"{r['statements'] / r['spark_s']:,.0f}",
-            f"{single / r['spark_s']:.2f}x",
-            "yes" if r["equal"] else f"**NO** ({', '.join(r['mismatched'])})",
-        ]
-        for r in runs
-    ]
-    r0 = runs[0]
-    lines = [
-        f"{r0['rows']:,} rows (one script each, {r0['statements']:,} statements), "
-        f"{r0['partitions']} partitions, one DataFrame per dialect; session start-up "
-        f"({_s(r0['startup_s'])} s) not included; executors start their Python workers inside "
-        f"the time. Single process (`compile_script` per row on the driver, same contexts): "
-        f"{_s(single)} s ({r0['statements'] / single:,.0f} statements/s).",
-        "",
-        _table(header, rows),
-    ]
-    if len(runs) == 2:
-        lines += ["", f"`local[2]` / `local[1]`: {runs[0]['spark_s'] / runs[1]['spark_s']:.2f}x."]
-    return "\n".join(lines)
-
-
-def commit_section(m: dict[str, Any]) -> str:
-    """``Warehouse.apply`` into a function whose file holds the big metadata (target 5)."""
-    out = []
-    for shape, title in (
-        ("definitions", "one function with N definitions"),
-        ("versions", "one definition with N versions"),
-    ):
-        rows = [r for r in m.get("commits", []) if r["shape"] == shape]
-        if not rows:
-            continue
-        keys = ("first", "add", "replace", "unchanged")
-        body = [[f"{r['n']:,}"] + [_ms(r[k]) for k in keys] for r in rows]
-        for a, b in itertools.pairwise(rows):
-            body.append(
-                [f"growth {a['n'] // 1000}k -> {b['n'] // 1000}k"]
-                + [f"{b[k] / a[k]:.1f}x" for k in keys]
-            )
-        header = [
-            "N",
-            "first commit (add overload): ms",
-            "add overload: ms",
-            "replace (new version): ms",
-            "unchanged: ms",
-        ]
-        out += [
-            f"**{title}** (CPU time per `Warehouse.apply` of one statement: read, merge, validate, "
-            "write and sync the next metadata file; the first after the one that wrote the big "
-            "file, whose merge reads every definition, then commits into what the last one made):",
-            "",
-            _table(header, body),
-            "",
-        ]
-    return "\n".join(out)
 
 
 def _range(values: list[float], fmt: str) -> str:
@@ -304,8 +123,11 @@ def targets(
     fast: list[dict[str, Any]],
     migrate: dict[str, Any] | None,
     merges: dict[str, Any],
+    native: dict[str, tuple[str, bool | None]] | None = None,
 ) -> tuple[str, list[tuple[str, str, str, bool | None]]]:
-    """Issue 17's five targets: (what, figure with its range over runs, target, met)."""
+    """Issue 17's five targets: (what, figure with its range over runs, target, met), and the
+    table of them, with a column of the native build's figures (by row number, as
+    :func:`benchmarks.native_report.native_targets` gives them) when ``native`` is given."""
     rows: list[tuple[str, str, str, bool | None]] = []
     own = [(r["cpu"]["compile"] - r["cpu"]["floor"]) / r["statements"] * 1e6 for r in pure]
     rows.append(
@@ -368,9 +190,7 @@ def targets(
             )
     if not merges.get("rows"):
         rows.append(("5. merge and commit growth", "not measured in this run", "<= 10x", None))
-        header = ["target", "figure (CPU time; range over runs)", "target", "met"]
-        met = {True: "yes", False: "**no**", None: "-"}
-        return _table(header, [[a, b, c, met[d]] for a, b, c, d in rows]), rows
+        return target_table(rows, native), rows
     merge_growth = _growth(merges["rows"], _CELLS)
     first = _growth(merges["rows"], ("first",))
     rows.append(
@@ -393,10 +213,32 @@ def targets(
                 max(commit_growth) <= 10,
             )
         )
-    header = ["target", "figure (CPU time; range over runs)", "target", "met"]
+    return target_table(rows, native), rows
+
+
+def target_table(
+    rows: list[tuple[str, str, str, bool | None]],
+    native: dict[str, tuple[str, bool | None]] | None = None,
+) -> str:
+    """The targets as a table; the native build's figures as columns of their own, matched to
+    a row by its number ("1.", "4'."), "-" where it has none (target 5's merges)."""
     met = {True: "yes", False: "**no**", None: "-"}
-    text = _table(header, [[a, b, c, met[d]] for a, b, c, d in rows])
-    return text, rows
+    if native is None:
+        header = ["target", "figure (CPU time; range over runs)", "target", "met"]
+        return table(header, [[a, b, c, met[d]] for a, b, c, d in rows])
+    header = [
+        "target",
+        "interpreted (CPU time; range over runs)",
+        "native build (`ICEBERG_UDF_MYPYC=1`)",
+        "target",
+        "met",
+        "met, native",
+    ]
+    body = []
+    for what, figure, goal, done in rows:
+        theirs, theirs_done = native.get(what.split(" ", 1)[0], ("-", None))
+        body.append([what, figure, theirs, goal, met[done], met[theirs_done]])
+    return table(header, body)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -426,7 +268,32 @@ def main() -> None:
     )
     ap.add_argument("--merge-sizes", default=None, help="default 1000,10000,100000")
     ap.add_argument("--no-merge", action="store_true", help="skip merges and commits")
+    ap.add_argument(
+        "--no-native", action="store_true", help="do not build and measure the native build"
+    )
     args = ap.parse_args()
+    want = not args.no_native and args.only in (None, "throughput", "migrate")
+    started = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        native = None
+        if want:
+            print("native build", file=sys.stderr, flush=True)
+            native = stack.enter_context(native_build(args.reuse))
+            print(f"  {native.label()}", file=sys.stderr, flush=True)
+        _benchmarks(args, native, started)
+
+
+def _native_throughput(native: NativeBuild, *args: str) -> dict[str, Any]:
+    """A throughput part run with the native build; a run that did not load it is a failure."""
+    assert native.site is not None
+    result = _run("throughput", *args, label="native", env=process_env(native.site))
+    if not result.get("native_modules"):
+        raise PartFailed("the run loaded no compiled module")
+    return result
+
+
+def _benchmarks(args: argparse.Namespace, native: NativeBuild | None, started: float) -> None:
+    """Every part asked for, then the tables (``native``: None when it is not measured)."""
     if args.reuse is not None:
         args.reuse.mkdir(parents=True, exist_ok=True)
         _REUSE.append(args.reuse)
@@ -434,7 +301,6 @@ def main() -> None:
     repeats = args.runs or (2 if args.quick else 3)
     n = args.statements or (2_000 if args.quick else 10_000)
     sizes = args.merge_sizes or ("1000,10000" if args.quick else "1000,10000,100000")
-    started = time.perf_counter()
 
     fast = _version("sqlglotc")
     sg = _version("sqlglot")
@@ -447,17 +313,48 @@ def main() -> None:
 
     pure_runs: list[dict[str, Any]] = []
     fast_runs: list[dict[str, Any]] = []
+    # The native build's runs and, where it has none, what its cells say instead.
+    native_pure: list[dict[str, Any]] = []
+    native_fast: list[dict[str, Any]] = []
+    missing = "not measured in this run"
+    if native is not None and not native.built:
+        missing = native.label()
+    missing_migrate = missing
     if only in (None, "throughput"):
         print("throughput", file=sys.stderr)
+        measure_native = native is not None and native.built
         for _ in range(repeats):
             pure_runs.append(_run("throughput", "--build", "pure", "--statements", str(n)))
             if fast is not None:
                 fast_runs.append(_run("throughput", "--build", "installed", "--statements", str(n)))
+            if native is None or not measure_native:
+                continue
+            try:
+                native_pure.append(
+                    _native_throughput(native, "--build", "pure", "--statements", str(n))
+                )
+                if fast is not None:
+                    native_fast.append(
+                        _native_throughput(native, "--build", "installed", "--statements", str(n))
+                    )
+            except PartFailed as e:
+                print(f"  native build: {e}; the run goes on without it", file=sys.stderr)
+                missing, measure_native = f"not measured: {e}", False
+                native_pure.clear()
+                native_fast.clear()
     migrate = None
     if not args.no_migrate and only in (None, "migrate"):
         print("migrate processes", file=sys.stderr)
         size = "500" if args.quick else "2000"
-        migrate = _run("migrate_process", "--statements", size, "--repeat", str(repeats))
+        part = ("migrate_process", "--statements", size, "--repeat", str(repeats))
+        if native is not None and native.site is not None:
+            try:
+                migrate = _run(*part, label="native", more=("--pythonpath", native.site))
+            except PartFailed as e:
+                print(f"  with the native build: {e}; again without it", file=sys.stderr)
+                missing_migrate = f"not measured: {e}"
+        if migrate is None:
+            migrate = _run(*part)
     if only in (None, "memory"):
         print("memory", file=sys.stderr)
         memory = _run(
@@ -481,7 +378,18 @@ def main() -> None:
             spark_runs.append(_run("spark_batch", "--master", master, "--statements", str(n)))
 
     build = "sqlglotc" if fast else "pure-Python sqlglot"
-    target_table, _ = targets(pure_runs, fast_runs, migrate, merges)
+    cells, note = None, ""
+    if native is not None:
+        same = all(
+            same_output(plain, mine)[0]
+            for plain, mine in ((pure_runs, native_pure), (fast_runs, native_fast))
+            if plain and mine
+        )
+        cells = native_targets(missing, native_pure, native_fast, migrate, fast is not None, same)
+        if migrate is not None and "native_pure_cpu" not in migrate["runs"][0]:
+            cells["4."] = cells["4'."] = (missing_migrate, None)
+        note = native_note(native.label(), (pure_runs, fast_runs), (native_pure, native_fast))
+    target_table, _ = targets(pure_runs, fast_runs, migrate, merges, cells)
     sections = [
         "# iceberg-udf benchmark results",
         "",
@@ -498,6 +406,7 @@ def main() -> None:
         "",
         target_table,
         "",
+        *([note, ""] if note else []),
         "## Compile and emit throughput (the last run)",
         "",
         throughput_section(runs),

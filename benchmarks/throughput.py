@@ -236,6 +236,7 @@ class _PureBaseline:
 
 def timings(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.corpus import generate
+    from benchmarks.native import compiled_modules
     from benchmarks.purepython import compiled_sqlglot
     from translator.compile import CompileOptions
 
@@ -300,6 +301,8 @@ def timings(args: argparse.Namespace) -> dict[str, Any]:
         "wall": t,
         "cpu": cpu,
         "digest": h.hexdigest(),
+        # The native build's runs are checked to have loaded compiled modules (0: interpreted).
+        "native_modules": compiled_modules(),
         "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     }
 
