@@ -53,6 +53,9 @@ def test_the_loop_parses_as_lark_does(dialect: str) -> None:
     # broken variants too: cut short, a token doubled, a stray character
     texts += [t[: len(t) // 2] for t in texts[:200]] + [t + " )" for t in texts[:100]]
     texts += [t.replace("(", "((", 1) for t in texts[:100]] + ["", " ", "create", "\u00e9"]
+    # blanks of every kind between tokens: the token before takes spaces and tabs, not lines
+    texts += [t.replace(" ", " \t ").replace("\n", " \n\t") for t in texts[:100]]
+    texts += [t.replace(" ", "  /* c */\t", 3).replace("(", "( -- c\n", 1) for t in texts[:100]]
     refused = 0
     for text in texts:
         lark_says = _outcome(lambda p, t: p.parse(t), parser, text)
