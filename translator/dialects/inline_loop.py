@@ -25,7 +25,7 @@ itself, so messages never depend on this loop. A parser whose parts are not lark
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property, partial
+from functools import partial
 from typing import Any
 
 from lark import Lark, Token, Tree
@@ -38,10 +38,11 @@ from lark.parse_tree_builder import (
     ParseTreeBuilder,
 )
 from lark.parser_frontends import _get_lexer_callbacks
-from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
+from lark.parsers.lalr_analysis import Shift
 from lark.parsers.lalr_parser import LALR_Parser
 from lark.parsers.lalr_parser import _Parser as LarkLalr
 
+from translator.dialects.lark_tables import LazyParseTable, share_entries
 from translator.dialects.state_lexers import Lexings, state_lexings
 
 __all__ = ["METHOD", "NotParsed", "Tables", "builder_tables", "parse_inline", "share_entries"]
@@ -153,54 +154,6 @@ class Tables:
     def with_callbacks(self, callbacks: dict[Any, Any]) -> Tables:
         """These tables reducing with other callbacks: the automaton and the lexers shared."""
         return Tables(self, callbacks)
-
-
-class _LazyParseTable(IntParseTable):
-    """lark's parse table, made again from the loop's :class:`Tables` when lark first reads it.
-
-    Once the loop has its tables, lark's own parser runs only where the loop refuses a text
-    (a syntax error, which lark then reports) or where the caller asks lark for a tree walk of
-    a statement the loop cannot give. lark's table holds a ``(Shift, state)`` or ``(Reduce,
-    rule)`` tuple per entry, thousands a grammar, all tracked by the cyclic garbage collector
-    and traversed by each full collection; this stands in for it, holding nothing until then.
-    Made again, the entries are the same (equal and in the same order), one tuple per target
-    shared by every entry that has it.
-    """
-
-    def __init__(self, tables: Tables, start_states: dict[str, int], end_states: dict[str, int]):
-        self._tables = tables
-        self.start_states = start_states
-        self.end_states = end_states
-
-    @cached_property
-    def states(self) -> dict[int, dict[str, tuple[Any, Any]]]:  # type: ignore[override]
-        tables = self._tables
-        # Any, not tuple[...]: compiled by mypyc, a typed pair is unboxed when read and boxed
-        # anew when stored, which would make one tuple per entry again.
-        reduces: list[Any] = [(Reduce, rule) for rule in tables.rules]
-        shifts: list[Any] = [(Shift, state) for state in range(len(tables.actions))]
-        return {
-            state: {
-                symbol: shifts[arg] if arg >= 0 else reduces[~arg]
-                for symbol, arg in tables.actions[state].items()
-            }
-            for state in tables.states
-        }
-
-
-def share_entries(parser: Lark) -> None:
-    """Let the equal entries of ``parser``'s LALR table be one tuple (lark makes a ``(Shift,
-    state)`` or ``(Reduce, rule)`` tuple for each, several thousand a grammar, every one of
-    them traversed by each full garbage collection): for a parser whose table lark's own code
-    or lark-cython's reads, and which the loop cannot replace (see :class:`_LazyParseTable`)."""
-    table = getattr(getattr(parser.parser, "parser", None), "_parse_table", None)
-    states = getattr(table, "states", None)
-    if not isinstance(states, dict):
-        return
-    shared: dict[Any, Any] = {}  # Any: the same tuple stored, not a copy (see _LazyParseTable)
-    for row in states.values():
-        for symbol, entry in list(row.items()):
-            row[symbol] = shared.setdefault(entry, entry)
 
 
 class _Chain:
@@ -375,7 +328,9 @@ def _tables(parser: Lark) -> Tables | None:
     parser._iceberg_udf_tables = found  # type: ignore[attr-defined]
     lalr = frontend.parser
     table = lalr.parser.parse_table
-    lazy = _LazyParseTable(found, table.start_states, table.end_states)
+    lazy = LazyParseTable(
+        found.actions, found.rules, found.states, table.start_states, table.end_states
+    )
     lalr.parser.parse_table = lalr._parse_table = lazy  # lark's own is let go
     return found
 
