@@ -1,6 +1,7 @@
 """A lexer state's alternation cut down by the character at the position matches what the
 whole alternation matches (the same terminal, the same length), everywhere: at every position
-of the grammars' statements and of random text, in every lexer state of both grammars."""
+of the grammars' statements and of random text, in every lexer state of both grammars. What
+the match takes past the token (``state_lexers.BLANKS``) is the run of spaces and tabs there."""
 
 from __future__ import annotations
 
@@ -21,7 +22,15 @@ from translator.dialects.state_lexers import ready
 
 
 def _outcome(m: re.Match[str] | None) -> tuple[str | None, int] | None:
-    return None if m is None else (m.lastgroup, m.end())
+    """The terminal matched and where its token ends; for a match that takes the blanks after
+    the token too, that they are the whole run of spaces and tabs there."""
+    if m is None:
+        return None
+    end = m.end(m.lastgroup) if m.lastgroup else m.end()
+    blanks = m.string[end : m.end()]
+    assert blanks.strip(" \t") == "", blanks
+    assert m.end() == end or m.end() == len(m.string) or m.string[m.end()] not in " \t"
+    return (m.lastgroup, end)
 
 
 def _lexers(dialect: str) -> list[tuple[ByFirstChar, Callable[..., Any]]]:

@@ -184,7 +184,13 @@ class StartTests(dict[tuple[str, int], _Test | None]):
 class ByFirstChar(dict[str, Callable[..., Any]]):
     """``by_char[c]``: the match of the alternation of the terminals that may start with
     ``c`` (``terminals``: (name, pattern) in the lexer's order, compiled with ``flags``;
-    ``starts``: the tests of the grammar's terminals, where other lexers share them)."""
+    ``starts``: the tests of the grammar's terminals, where other lexers share them).
+
+    ``tail``, a pattern that always matches (``[ \\t]*``), follows the alternation: what it
+    takes after the token is in the match but not in the token's group. The caller vouches
+    that the next lexer state would have skipped it as an ignored terminal anyway
+    (:mod:`~translator.dialects.state_lexers`); past :data:`MAX_CHARS` the whole alternation
+    serves, without it."""
 
     def __init__(
         self,
@@ -193,6 +199,7 @@ class ByFirstChar(dict[str, Callable[..., Any]]):
         whole: Callable[..., Any],
         compile_: Callable[..., Any] = re.compile,
         starts: StartTests | None = None,
+        tail: str = "",
     ) -> None:
         super().__init__()
         tests = StartTests() if starts is None else starts
@@ -200,6 +207,7 @@ class ByFirstChar(dict[str, Callable[..., Any]]):
         self._flags = flags
         self._whole = whole
         self._compile = compile_
+        self._tail = tail
 
     def __missing__(self, c: str) -> Callable[..., Any]:
         if len(self) >= MAX_CHARS:
@@ -209,6 +217,8 @@ class ByFirstChar(dict[str, Callable[..., Any]]):
             found: Callable[..., Any] = _no_match
         else:
             source = "|".join(f"(?P<{name}>{pattern})" for name, pattern in kept)
+            if self._tail:
+                source = f"(?:{source}){self._tail}"
             found = self._compile(source, self._flags).match
         self[c] = found
         return found

@@ -25,7 +25,7 @@ itself, so messages never depend on this loop. A parser whose parts are not lark
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property, partial
+from functools import partial
 from typing import Any
 
 from lark import Lark, Token, Tree
@@ -38,11 +38,12 @@ from lark.parse_tree_builder import (
     ParseTreeBuilder,
 )
 from lark.parser_frontends import _get_lexer_callbacks
-from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
+from lark.parsers.lalr_analysis import Shift
 from lark.parsers.lalr_parser import LALR_Parser
 from lark.parsers.lalr_parser import _Parser as LarkLalr
 
-from translator.dialects.state_lexers import Lexing, state_lexings
+from translator.dialects.lark_tables import LazyParseTable, share_entries
+from translator.dialects.state_lexers import Lexings, state_lexings
 
 __all__ = ["METHOD", "NotParsed", "Tables", "builder_tables", "parse_inline", "share_entries"]
 
@@ -81,17 +82,23 @@ class Tables:
     thousand entries a grammar) add nothing to the work of each full collection.
     """
 
-    def __init__(self, parser: Lark | Tables, callbacks: dict[Any, Any] | None = None) -> None:
-        """The tables of lark's ``parser`` reducing with its callbacks, or those of other
-        tables (their automaton and lexers shared) reducing with ``callbacks``: made field by
-        field, not copied, so that the class can be a native one (mypyc) with typed slots."""
+    def __init__(
+        self,
+        parser: Lark | Tables,
+        callbacks: dict[Any, Any] | None = None,
+        lexing: Lexings | None = None,
+    ) -> None:
+        """The tables of lark's ``parser`` (whose lexing is ``lexing``: :func:`_tables`)
+        reducing with its callbacks, or those of other tables (their automaton and lexers
+        shared) reducing with ``callbacks``: made field by field, not copied, so that the class
+        can be a native one (mypyc) with typed slots."""
         if isinstance(parser, Tables):
             self.start_state: int = parser.start_state
             self.end_state: int = parser.end_state
             self.actions: list[dict[str, int]] = parser.actions
             self.rules: tuple[Rule, ...] = parser.rules
             self.states: tuple[int, ...] = parser.states
-            self.lexing: list[Lexing] = parser.lexing
+            self.lexing: Lexings = parser.lexing
             assert callbacks is not None, "tables made from tables reduce with other callbacks"
             self._use(callbacks)
             return
@@ -117,7 +124,11 @@ class Tables:
         self.rules = tuple(index)  # by reduction index
         self._use(inner.callbacks)
         self.states = tuple(table.states)
-        self.lexing = state_lexings(lexer, len(self.actions))
+        if lexing is None:
+            lexing = state_lexings(lexer, len(self.actions))
+            if lexing is None:
+                raise ValueError("the lexer's states do not ignore the same terminals")
+        self.lexing = lexing
 
     def _use(self, callbacks: dict[Any, Any]) -> None:
         """Reduce with ``callbacks`` (lark's, by terminal name and by Rule)."""
@@ -143,54 +154,6 @@ class Tables:
     def with_callbacks(self, callbacks: dict[Any, Any]) -> Tables:
         """These tables reducing with other callbacks: the automaton and the lexers shared."""
         return Tables(self, callbacks)
-
-
-class _LazyParseTable(IntParseTable):
-    """lark's parse table, made again from the loop's :class:`Tables` when lark first reads it.
-
-    Once the loop has its tables, lark's own parser runs only where the loop refuses a text
-    (a syntax error, which lark then reports) or where the caller asks lark for a tree walk of
-    a statement the loop cannot give. lark's table holds a ``(Shift, state)`` or ``(Reduce,
-    rule)`` tuple per entry, thousands a grammar, all tracked by the cyclic garbage collector
-    and traversed by each full collection; this stands in for it, holding nothing until then.
-    Made again, the entries are the same (equal and in the same order), one tuple per target
-    shared by every entry that has it.
-    """
-
-    def __init__(self, tables: Tables, start_states: dict[str, int], end_states: dict[str, int]):
-        self._tables = tables
-        self.start_states = start_states
-        self.end_states = end_states
-
-    @cached_property
-    def states(self) -> dict[int, dict[str, tuple[Any, Any]]]:  # type: ignore[override]
-        tables = self._tables
-        # Any, not tuple[...]: compiled by mypyc, a typed pair is unboxed when read and boxed
-        # anew when stored, which would make one tuple per entry again.
-        reduces: list[Any] = [(Reduce, rule) for rule in tables.rules]
-        shifts: list[Any] = [(Shift, state) for state in range(len(tables.actions))]
-        return {
-            state: {
-                symbol: shifts[arg] if arg >= 0 else reduces[~arg]
-                for symbol, arg in tables.actions[state].items()
-            }
-            for state in tables.states
-        }
-
-
-def share_entries(parser: Lark) -> None:
-    """Let the equal entries of ``parser``'s LALR table be one tuple (lark makes a ``(Shift,
-    state)`` or ``(Reduce, rule)`` tuple for each, several thousand a grammar, every one of
-    them traversed by each full garbage collection): for a parser whose table lark's own code
-    or lark-cython's reads, and which the loop cannot replace (see :class:`_LazyParseTable`)."""
-    table = getattr(getattr(parser.parser, "parser", None), "_parse_table", None)
-    states = getattr(table, "states", None)
-    if not isinstance(states, dict):
-        return
-    shared: dict[Any, Any] = {}  # Any: the same tuple stored, not a copy (see _LazyParseTable)
-    for row in states.values():
-        for symbol, entry in list(row.items()):
-            row[symbol] = shared.setdefault(entry, entry)
 
 
 class _Chain:
@@ -358,11 +321,16 @@ def _tables(parser: Lark) -> Tables | None:
         or len(frontend.parser_conf.start) != 1
     ):
         return None
-    found = Tables(parser)
+    lexing = state_lexings(frontend.lexer, max(frontend.parser.parser.parse_table.states) + 1)
+    if lexing is None:
+        return None
+    found = Tables(parser, lexing=lexing)
     parser._iceberg_udf_tables = found  # type: ignore[attr-defined]
     lalr = frontend.parser
     table = lalr.parser.parse_table
-    lazy = _LazyParseTable(found, table.start_states, table.end_states)
+    lazy = LazyParseTable(
+        found.actions, found.rules, found.states, table.start_states, table.end_states
+    )
     lalr.parser.parse_table = lalr._parse_table = lazy  # lark's own is let go
     return found
 
@@ -396,87 +364,121 @@ def parse_inline(parser: Lark | Tables, text: str, builder: Any = None) -> Any:
     if t is None:
         assert isinstance(parser, Lark)
         return parser.parse(text)
-    actions, reductions, lexing, end_state = t.actions, t.reductions, t.lexing, t.end_state
+    actions, reductions, end_state = t.actions, t.reductions, t.end_state
+    lexing = t.lexing
+    by_chars, keywords, entries = lexing.by_char, lexing.keywords, lexing.entries
+    called, ignore, newlines = lexing.called, lexing.ignore, lexing.newlines
     token_callbacks = t.token_callbacks
     new_str = _new_str
     state = t.start_state
+    # Each stack ends with the top; a reduction of one symbol or more overwrites the top of
+    # both in place (no pop and push), one of several deletes the rest first.
     state_stack = [state]
     value_stack: list[Any] = []
     pos, line, line_start, n = 0, 1, 0, len(text)
-    while True:
-        if pos < n:
-            by_char, lexer_callbacks, ignore, newlines = lexing[state]
-            m = by_char[text[pos]](text, pos)
-            if m is None:
-                raise NotParsed
-            type_ = m.lastgroup
-            if type_ in ignore and type_ not in lexer_callbacks:  # spaces, comments: lines only
-                if type_ in newlines:
-                    value = m.group(0)
-                    count = value.count("\n")
-                    if count:
-                        line += count
-                        line_start = pos + value.rindex("\n") + 1
-                pos = m.end()
-                continue
-            value = m.group(0)
-            column = pos - line_start + 1
-            start, start_line = pos, line
+    while pos < n:
+        m = by_chars[state][text[pos]](text, pos)
+        if m is None:
+            raise NotParsed
+        type_ = m.lastgroup
+        if type_ in ignore and type_ not in called:  # spaces, comments: lines only
             if type_ in newlines:
+                value = m.group(0)
                 count = value.count("\n")
                 if count:
                     line += count
                     line_start = pos + value.rindex("\n") + 1
-            pos += len(value)
-            tok = new_str(Token, value)  # Token(type_, value, start, ...), without a call
-            tok.type, tok.start_pos, tok.value, tok.line, tok.column = (
-                type_,
-                start,
-                value,
-                start_line,
-                column,
-            )
-            tok.end_line, tok.end_column, tok.end_pos = line, pos - line_start + 1, pos
-            if type_ in lexer_callbacks:
-                tok = lexer_callbacks[type_](tok)
-            if type_ in ignore:
+            pos = m.end()
+            continue
+        value = m.group(type_)  # the match may go on past it: see state_lexers.BLANKS
+        tok = new_str(Token, value)  # Token(type_, value, pos, ...), without a call
+        tok.type = type_
+        tok.start_pos = pos
+        tok.value = value
+        tok.line = line
+        tok.column = pos - line_start + 1
+        if type_ in newlines:
+            count = value.count("\n")
+            if count:
+                line += count
+                line_start = pos + value.rindex("\n") + 1
+        end = pos + len(value)
+        tok.end_line = line
+        tok.end_column = end - line_start + 1
+        tok.end_pos = end
+        pos = m.end()
+        if type_ in called:  # a keyword's retyping, or another callback of the state's
+            types = keywords[state].get(type_)
+            if types is not None and value.isascii():
+                found = types.get(value.lower())
+                if found is not None:
+                    tok.type = found
+            else:
+                callback = entries[state][1].get(type_)
+                if callback is not None:
+                    tok = callback(tok)
+            if type_ in ignore:  # an ignored terminal's callback has seen it
                 continue
-            kind, at_end = tok.type, False
-        else:  # lark's $END token: only its type is read (the tables never shift it)
-            kind, at_end = "$END", True
+        kind = tok.type
         while True:  # lark's ParserState.feed_token: reduce as the table says, then shift
-            step = actions[state].get(kind)
-            if step is None:
-                raise NotParsed
+            try:
+                step = actions[state][kind]
+            except KeyError:
+                raise NotParsed from None
             if step >= 0:
-                if at_end:  # pragma: no cover - lark's tables never shift $END
-                    raise NotParsed
                 state = step
                 state_stack.append(state)
                 if kind in token_callbacks:
                     tok = token_callbacks[kind](tok)
                 value_stack.append(tok)
                 break
+            # a reduction, as _reduce does it, inline: no call of our own per reduction
             size, make, origin = reductions[~step]
             if make is None:  # a ?rule's one symbol: its value stays, only the state moves
-                state_stack.pop()
-                state = actions[state_stack[-1]][origin]
-                state_stack.append(state)
-                if at_end and state == end_state:
-                    return value_stack[-1]
-                continue
-            if size == 1:  # the most common size: two pops instead of a slice and two dels
-                s = [value_stack.pop()]
-                state_stack.pop()
+                state = actions[state_stack[-2]][origin]
+                state_stack[-1] = state
+            elif size == 1:  # the most common size
+                value = make(builder, value_stack[-1:])
+                state = actions[state_stack[-2]][origin]
+                state_stack[-1] = state
+                value_stack[-1] = value
             elif size:
-                s = value_stack[-size:]
-                del state_stack[-size:]
-                del value_stack[-size:]
+                value = make(builder, value_stack[-size:])
+                del state_stack[1 - size :]
+                del value_stack[1 - size :]
+                state = actions[state_stack[-2]][origin]
+                state_stack[-1] = state
+                value_stack[-1] = value
             else:
-                s = []
-            value = make(builder, s)
-            state = actions[state_stack[-1]][origin]
-            state_stack.append(state)
-            value_stack.append(value)
-            if at_end and state == end_state:
-                return value
+                value = make(builder, [])
+                state = actions[state][origin]
+                state_stack.append(state)
+                value_stack.append(value)
+    while True:  # lark's $END token: only its type is read (the tables never shift it)
+        step = actions[state].get("$END", 0)
+        if step >= 0:  # not accepted here (lark's tables never shift $END)
+            raise NotParsed
+        state = _reduce(reductions[~step], actions, state_stack, value_stack, builder)
+        if state == end_state:
+            return value_stack[-1]
+
+
+def _reduce(
+    reduction: _Reduce,
+    actions: list[dict[str, int]],
+    state_stack: list[int],
+    value_stack: list[Any],
+    builder: Any,
+) -> int:
+    """Reduce by ``reduction`` (lark's ``ParserState.feed_token`` for a reduce action): pop
+    its symbols, push the value its callbacks make of them (a ``?rule`` of one symbol keeps
+    its symbol's) and the state the goto table gives; that state."""
+    size, make, origin = reduction
+    popped = value_stack[len(value_stack) - size :]
+    del state_stack[len(state_stack) - size :]
+    del value_stack[len(value_stack) - size :]
+    value = popped[0] if make is None else make(builder, popped)
+    state = actions[state_stack[-1]][origin]
+    state_stack.append(state)
+    value_stack.append(value)
+    return state

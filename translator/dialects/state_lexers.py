@@ -28,6 +28,7 @@ from lark import Token
 from lark.lexer import (
     BasicLexer,
     ContextualLexer,
+    PatternRE,
     PatternStr,
     Scanner,
     TerminalDef,
@@ -46,7 +47,11 @@ try:
 except ImportError:  # pragma: no cover - a lark without it
     _create_unless = None
 
-__all__ = ["NO_LEXER", "Lexing", "ready", "state_lexings"]
+__all__ = ["BLANKS", "NO_LEXER", "Lexing", "Lexings", "blank_tail", "ready", "state_lexings"]
+
+#: What a token's match also takes after the token, where :func:`blank_tail` allows it: the
+#: spaces and tabs before the next token. Never a line break, so that no line is counted there.
+BLANKS = r"[ \t]*"
 
 #: Per parser state, of that state's lexer: by the character at the position, the match of
 #: its terminals' regexes that may start there (tried in lark's order), its callbacks, the
@@ -69,49 +74,129 @@ class _Whole(dict[str, Callable[..., Any]]):
 NO_LEXER: Lexing = (_Whole(lambda text, pos: None), {}, frozenset(), frozenset())
 
 
-def state_lexings(lexer: ContextualLexer, states: int) -> list[Lexing]:
+class Lexings:
+    """Every parser state's lexing, in the shapes the loop reads per token.
+
+    ``by_char[state]``: the state's ``by_char`` (a stand-in until the state's lexer is made).
+    ``keywords[state]``: by terminal, the ASCII keywords its matches are retyped to (lower-cased
+    word -> keyword's terminal), for the callbacks :func:`_keyword_types` reads.
+    ``entries[state]``: the state's :data:`Lexing` (its callbacks among them), for the rest.
+    ``called``: the terminals some lexer made so far has a callback for (the loop looks a
+    state's callbacks up only for those). ``ignore`` and ``newlines`` are the same in every
+    state: lark adds the ignored terminals to every state's lexer, and whether a terminal may
+    hold a line break is read from its pattern alone.
+
+    Each list is filled in place as lexers are made, the keywords and callbacks of a lexer
+    before its ``by_char``, so that a thread which finds a lexer made finds them too.
+    """
+
+    def __init__(self, states: int, ignore: frozenset[str], newlines: frozenset[str]) -> None:
+        self.by_char: list[dict[str, Callable[..., Any]]] = [NO_LEXER[0]] * states
+        # Any, not Lexing: compiled by mypyc, a typed tuple is unboxed when read and boxed
+        # anew when stored, so the states sharing a lexer would each get their own tuple.
+        self.entries: list[Any] = [NO_LEXER] * states
+        self.keywords: list[dict[str, dict[str, str]]] = [{} for _ in range(states)]
+        self.called: set[str] = set()
+        self.ignore = ignore
+        self.newlines = newlines
+
+
+def state_lexings(lexer: ContextualLexer, states: int) -> Lexings | None:
     """The lexing of each of ``states`` parser states of ``lexer`` (lark's contextual lexer),
-    every distinct lexer a stand-in until first used. The tests of which characters a terminal
-    may start with are shared by the grammar's lexers (one per pattern and flags)."""
-    # Any, not Lexing: compiled by mypyc, a typed tuple is unboxed when read and boxed anew
-    # when stored, so the states sharing a lexer would each get their own tuple.
-    out: list[Any] = [NO_LEXER] * states
+    every distinct lexer a stand-in until first used; None where its states do not ignore the
+    same terminals (lark's do). The tests of which characters a terminal may start with are
+    shared by the grammar's lexers (one per pattern and flags)."""
+    basics = [b for b in lexer.lexers.values() if isinstance(b, BasicLexer)]
+    root = lexer.root_lexer
+    if not isinstance(root, BasicLexer) or len(basics) < len(lexer.lexers):
+        return None
+    ignore = frozenset(root.ignore_types)
+    if any(b.ignore_types != ignore for b in basics):
+        return None
+    newlines = frozenset(n for b in basics for n in b.newline_types)
+    out = Lexings(states, ignore, newlines)
     starts = StartTests()
+    tail = blank_tail(lexer, starts)
     sharing: dict[int, tuple[BasicLexer, list[int]]] = {}
     for state, basic in lexer.lexers.items():
         assert isinstance(basic, BasicLexer)
         sharing.setdefault(id(basic), (basic, []))[1].append(state)
     for basic, where in sharing.values():
-        pending = _Pending(basic, where, out, starts)
-        entry: Any = (pending, pending.callbacks, pending.ignore, pending.newlines)
+        pending = _Pending(basic, where, out, starts, tail)
+        entry: Any = (pending, pending.callbacks, ignore, pending.newlines)
         for state in where:
-            out[state] = entry
+            out.entries[state] = entry
+            out.by_char[state] = pending
+            out.keywords[state] = pending.keywords
     return out
 
 
-def ready(lexings: list[Lexing], state: int) -> Lexing:
+def blank_tail(lexer: ContextualLexer, starts: StartTests) -> str:
+    """:data:`BLANKS` where every lexer state of ``lexer`` would skip spaces and tabs as one
+    ignored terminal, else "" (each token's match then ends with the token).
+
+    A header's tokens are mostly separated by spaces, each a match of its own (an ignored
+    ``WS``) in the loop: about a third of a header's matches. Taken with the token before them,
+    they cost nothing more. That changes nothing where, in every lexer state, the first
+    terminal in lark's order that may start with a space or a tab is the same ignored ``\\s+``
+    (so it matches there, and the run of spaces and tabs is all in it): skipping part of its
+    match with the token before and the rest (from a line break) as a match of its own leaves
+    the same tokens, lines and columns. A state's order is the grammar's order (lark sorts
+    every lexer by one key), so the grammar's terminals are read, not each state's. No callback
+    of the user's may see the ignored terminal (lark's own, a keyword's retyping, changes
+    nothing: lark drops an ignored terminal's token whatever its callback makes of it).
+    """
+    root = lexer.root_lexer
+    if type(root) is not BasicLexer or root.use_bytes:
+        return ""
+    first: TerminalDef | None = None
+    for t in root.terminals:  # lark's order
+        test = starts[t.pattern.to_regexp(), root.g_regex_flags]
+        if test is None or test(" ") or test("\t"):
+            first = t
+            break
+    if (
+        first is None
+        or first.name not in root.ignore_types
+        or first.name in root.user_callbacks
+        or not isinstance(first.pattern, PatternRE)
+        or first.pattern.to_regexp() != r"\s+"
+    ):
+        return ""
+    return BLANKS
+
+
+def ready(lexings: Lexings, state: int) -> Lexing:
     """The lexing of ``state``, made ready if it was not (for tests and tools; the loop makes a
     lexer ready on its first lookup)."""
-    by_char = lexings[state][0]
+    by_char = lexings.by_char[state]
     if isinstance(by_char, _Pending):
         by_char.make_ready()
-    return lexings[state]
+    entry: Lexing = lexings.entries[state]
+    return entry
 
 
 class _Pending(dict[str, Callable[..., Any]]):
     """The ``by_char`` of a lexer not made ready: it holds nothing, so the loop's first lookup
     lands in :meth:`__missing__`, which makes the lexer ready and answers from the real one.
-    The callbacks dict is the real entry's, filled in place (the loop may hold it already)."""
+    The callbacks and keywords dicts are the real ones, filled in place (the loop may hold
+    them already)."""
 
     def __init__(
-        self, basic: BasicLexer, states: list[int], lexings: list[Any], starts: StartTests
+        self,
+        basic: BasicLexer,
+        states: list[int],
+        lexings: Lexings,
+        starts: StartTests,
+        tail: str = "",
     ) -> None:
         super().__init__()
         self.callbacks: dict[str, Any] = {}
-        self.ignore = frozenset(basic.ignore_types)
+        self.keywords: dict[str, dict[str, str]] = {}
         self.newlines = frozenset(basic.newline_types)
         self._basic: BasicLexer | None = basic
         self._states, self._lexings, self._starts = states, lexings, starts
+        self._tail = tail
         self._made: dict[str, Callable[..., Any]] | None = None
         self._lock = threading.Lock()  # the server lexes in several threads
 
@@ -123,22 +208,26 @@ class _Pending(dict[str, Callable[..., Any]]):
             made = self._made
             if made is None:
                 assert self._basic is not None
-                made, callbacks = _make(self._basic, self._starts)
+                lexings = self._lexings
+                made, callbacks, keywords = _make(self._basic, self._starts, self._tail)
                 self.callbacks.update(callbacks)
-                entry: Any = (made, self.callbacks, self.ignore, self.newlines)  # one tuple
+                self.keywords.update(keywords)
+                lexings.called.update(callbacks)
+                entry: Any = (made, self.callbacks, lexings.ignore, self.newlines)  # one tuple
                 for state in self._states:
-                    self._lexings[state] = entry
+                    lexings.entries[state] = entry
+                    lexings.by_char[state] = made
                 self._made = made
-                self._basic = None  # lark's lexer and the list are not held any longer
-                self._lexings = []
+                self._basic = None  # lark's lexer is not held any longer
         return made
 
 
 def _make(
-    basic: BasicLexer, starts: StartTests
-) -> tuple[dict[str, Callable[..., Any]], dict[str, Any]]:
-    """What the loop reads of ``basic``: its ``by_char`` and its callbacks (keyword retyping
-    answered by a dict where it can be)."""
+    basic: BasicLexer, starts: StartTests, tail: str = ""
+) -> tuple[dict[str, Callable[..., Any]], dict[str, Any], dict[str, dict[str, str]]]:
+    """What the loop reads of ``basic``: its ``by_char`` (each match followed by ``tail``:
+    :func:`blank_tail`), its callbacks (keyword retyping answered by a dict where it can be)
+    and those dicts, by terminal."""
     if _create_unless is None or basic.user_callbacks or basic.use_bytes:
         scanner = basic.scanner  # lark's own, which fills basic.callback
         terminals, callbacks = scanner.terminals, basic.callback
@@ -147,11 +236,18 @@ def _make(
         flags, re_ = basic.g_regex_flags, basic.re
         terminals, callbacks = _create_unless(basic.terminals, flags, re_, False)
         whole = _Deferred(lambda: Scanner(terminals, flags, re_, False))  # type: ignore[no-untyped-call]
-    keyed = {name: _keywords(callback) for name, callback in callbacks.items()}
+    keywords: dict[str, dict[str, str]] = {}
+    keyed: dict[str, Any] = {}
+    for name, callback in callbacks.items():
+        types = _keyword_types(callback)
+        keyed[name] = callback if types is None else _retype(callback, types)
+        if types is not None:
+            keywords[name] = types
     if basic.use_bytes:
-        return _Whole(whole), keyed
+        return _Whole(whole), keyed, keywords
     found = [(t.name, t.pattern.to_regexp()) for t in terminals]
-    return ByFirstChar(found, basic.g_regex_flags, whole, basic.re.compile, starts), keyed
+    by_char = ByFirstChar(found, basic.g_regex_flags, whole, basic.re.compile, starts, tail)
+    return by_char, keyed, keywords
 
 
 class _Deferred:
@@ -183,10 +279,11 @@ def _first_match(matchers: tuple[Callable[..., Any], ...]) -> Callable[..., Any]
     return first
 
 
-def _keywords(callback: Any) -> Any:
-    """lark's callback that retypes a word which is one of the lexer state's keywords (the
+def _keyword_types(callback: Any) -> dict[str, str] | None:
+    """For lark's callback that retypes a word which is one of the lexer state's keywords (the
     keyword strings a name's regex also matches: ``UnlessCallback``, a full match against an
-    alternation of them), answered by a dict for an ASCII word; anything else, lark's own.
+    alternation of them), the keyword's terminal by lower-cased ASCII word; None for any other
+    callback, or keywords this cannot answer for.
 
     For ASCII text and ASCII keywords, a case-insensitive full match is equality of the
     lower-cased strings, and the first keyword of the alternation that matches is the first
@@ -206,10 +303,17 @@ def _keywords(callback: Any) -> Any:
             for t in terms
         )
     ):
-        return callback
+        return None
     types: dict[str, str] = {}
     for t in terms:
         types.setdefault(t.pattern.value.lower(), t.name)
+    return types
+
+
+def _retype(callback: Any, types: dict[str, str]) -> Callable[[Token], Token]:
+    """lark's keyword ``callback`` answered by ``types`` (:func:`_keyword_types`) for an ASCII
+    word, by lark for any other (the loop asks the dict itself, and this only for other
+    words)."""
 
     def retype(tok: Token) -> Token:
         value = tok.value
