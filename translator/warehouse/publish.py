@@ -2,8 +2,11 @@
 
 This is :meth:`translator.warehouse.store.LocalStore.create_exclusive`'s mechanism, in two forms
 with the same guarantees: a reader never sees a half-written file under the name, two writers
-racing for one name see exactly one win (the other gets :class:`FileExistsError`), and when the
-call returns the file's bytes and its name (and every folder it made) are on disk.
+racing for one name see exactly one win (the other gets :class:`FileExistsError`), the name is
+linked only once the file's bytes and every folder made for it are on disk (their syncs waited
+for together: :mod:`translator.warehouse.syncs`), and when the call returns the name is on disk
+too, or, inside a :func:`~translator.warehouse.syncs.deferring` block, its folder's sync is
+pending and completes before this process makes any other change visible.
 
 * :func:`publish_anonymous` (Linux): the file is made nameless in its folder (``O_TMPFILE``),
   written and fsynced, then given its name by ``linkat(2)`` through ``/proc/self/fd``, which
@@ -28,11 +31,14 @@ import errno
 import os
 import secrets
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 
 from translator.direct_write import start_direct, write_direct
-from translator.fileio import fsync_folder, make_dirs_durably, write_all, write_pieces
+from translator.fileio import make_dirs as make_folders
+from translator.fileio import write_all, write_pieces
 from translator.warehouse.errors import UnsupportedStorageError
+from translator.warehouse.syncs import settle, sync_folder_later, sync_folders, sync_later, wait
 
 __all__ = [
     "ANONYMOUS_AVAILABLE",
@@ -72,17 +78,22 @@ _REFUSED = {
 }
 
 
-def _open_folder(folder: str, make_dirs: bool) -> int:
-    """A descriptor of ``folder``; made (durably) first when missing and ``make_dirs``.
-    ``FileNotFoundError`` when it is missing otherwise: the caller treats it as a conflict
-    (the function was dropped)."""
+def _open_folder(folder: str, make_dirs: bool) -> tuple[int, list[Future[None]]]:
+    """A descriptor of ``folder``, and the syncs of the folders made for it (started, not
+    waited for: the caller waits before it publishes a name there). ``FileNotFoundError`` when
+    it is missing and not ``make_dirs``: the caller treats it as a conflict (the function was
+    dropped)."""
     try:
-        return os.open(folder, _DIR_FLAGS)
+        return os.open(folder, _DIR_FLAGS), []
     except FileNotFoundError:
         if not make_dirs:
             raise
-    make_dirs_durably(folder)
-    return os.open(folder, _DIR_FLAGS)
+    syncing = sync_folders(make_folders(folder))
+    try:
+        return os.open(folder, _DIR_FLAGS), syncing
+    except BaseException:
+        wait(syncing)
+        raise
 
 
 def _write(fd: int, data: bytes | list[bytes]) -> None:
@@ -114,7 +125,7 @@ def publish_anonymous(
     ``FileNotFoundError`` (the folder is missing and not ``make_dirs``, or was removed meanwhile).
     """
     try:
-        dir_fd = _open_folder(folder, make_dirs)
+        dir_fd, syncing = _open_folder(folder, make_dirs)
     except PermissionError:  # a folder we may write in but not read: a temporary name needs no
         return False  # descriptor of it (and its sync is best effort, as everywhere)
     try:
@@ -126,6 +137,8 @@ def publish_anonymous(
             raise  # ENOENT: the folder was removed meanwhile; EACCES, ENOSPC...: as the other form
         try:
             _write(fd, data)
+            wait(syncing)  # the new folders' names, while the file was synced here
+            settle()  # and every change this process made visible before
             handle = f"{_PROC_FD}{fd}"
             if before_publish is not None:
                 before_publish(Path(handle), Path(folder, name))
@@ -145,11 +158,13 @@ def publish_anonymous(
                 raise
         finally:
             os.close(fd)  # unlinked yet (a taken name, a refusal): the kernel frees it here
-        with contextlib.suppress(OSError):  # best effort, as fsync_folder's
-            os.fsync(dir_fd)
+        sync_later(dir_fd)  # the new name's entry; it closes the descriptor
+        dir_fd = -1
         return True
     finally:
-        os.close(dir_fd)
+        wait(syncing)
+        if dir_fd >= 0:
+            os.close(dir_fd)
 
 
 def publish_via_temp_name(
@@ -167,18 +182,21 @@ def publish_via_temp_name(
     # A hidden name no other writer can pick (128 random bits), created as mkstemp would
     # (O_EXCL, mode 0600) but without its name generator, which costs more than the write.
     tmp = f"{folder}/.{name}.{secrets.token_hex(16)}.tmp"
+    syncing: list[Future[None]] = []
     try:
-        fd = os.open(tmp, _TMP_FLAGS, 0o600)
-    except FileNotFoundError:
-        if not make_dirs:
-            raise  # the folder is gone: the caller treats it as a conflict
-        make_dirs_durably(folder)
-        fd = os.open(tmp, _TMP_FLAGS, 0o600)
-    try:
+        try:
+            fd = os.open(tmp, _TMP_FLAGS, 0o600)
+        except FileNotFoundError:
+            if not make_dirs:
+                raise  # the folder is gone: the caller treats it as a conflict
+            syncing = sync_folders(make_folders(folder))
+            fd = os.open(tmp, _TMP_FLAGS, 0o600)
         try:
             _write(fd, data)
         finally:
             os.close(fd)
+        wait(syncing)  # the new folders' names, while the file was synced here
+        settle()  # and every change this process made visible before
         if before_publish is not None:
             before_publish(Path(tmp), Path(target))
         try:
@@ -194,6 +212,7 @@ def publish_via_temp_name(
                 ) from e
             raise
     finally:
+        wait(syncing)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-    fsync_folder(folder)
+    sync_folder_later(folder)
