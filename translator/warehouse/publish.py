@@ -55,19 +55,19 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 #: ``O_TMPFILE`` where the platform has it (Linux), else 0: the anonymous form is then never tried.
 _TMPFILE = getattr(os, "O_TMPFILE", 0)
 #: Where a descriptor of this process can be named: the link's source for a nameless file.
-_PROC_FD = "/proc/self/fd/"
-ANONYMOUS_AVAILABLE = bool(_TMPFILE) and os.path.isdir(_PROC_FD)
+PROC_FD = "/proc/self/fd/"
+ANONYMOUS_AVAILABLE = bool(_TMPFILE) and os.path.isdir(PROC_FD)
 
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC
-_ANONYMOUS_FLAGS = _TMPFILE | os.O_WRONLY | _CLOEXEC
+DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC
+NAMELESS_FLAGS = _TMPFILE | os.O_WRONLY | _CLOEXEC
 #: How the temporary file of the second form is created: new, exclusive, not inherited.
-_TMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
+TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
 
 #: Errors of the ``O_TMPFILE`` open or the ``linkat`` that say the platform does not offer the
 #: anonymous form here (an old kernel reads ``O_TMPFILE`` as a directory open: ``EISDIR``; a file
 #: system without it: ``EOPNOTSUPP``; links refused: ``EPERM``, ``EXDEV``, ``EMLINK``). The
 #: temporary-name form then runs instead, and reports hard links refused in its own words.
-_REFUSED = {
+REFUSED = {
     errno.EISDIR,
     errno.EINVAL,
     errno.EOPNOTSUPP,
@@ -84,21 +84,21 @@ def _open_folder(folder: str, make_dirs: bool) -> tuple[int, list[Future[None]]]
     it is missing and not ``make_dirs``: the caller treats it as a conflict (the function was
     dropped)."""
     try:
-        return os.open(folder, _DIR_FLAGS), []
+        return os.open(folder, DIR_FLAGS), []
     except FileNotFoundError:
         if not make_dirs:
             raise
     syncing = sync_folders(make_folders(folder))
     try:
-        return os.open(folder, _DIR_FLAGS), syncing
+        return os.open(folder, DIR_FLAGS), syncing
     except BaseException:
         wait(syncing)
         raise
 
 
-def _write(fd: int, data: bytes | list[bytes]) -> None:
+def write_data(fd: int, data: bytes | list[bytes]) -> None:
     """All of ``data`` on the descriptor (a file object would first ask for its size and
-    terminal), then synced; a big file past the page cache (:mod:`translator.direct_write`)."""
+    terminal); a big file past the page cache (:mod:`translator.direct_write`)."""
     block = start_direct(fd, data)
     if block:
         write_direct(fd, data, block)
@@ -106,6 +106,11 @@ def _write(fd: int, data: bytes | list[bytes]) -> None:
         write_all(fd, data)
     else:
         write_pieces(fd, data)
+
+
+def _write(fd: int, data: bytes | list[bytes]) -> None:
+    """:func:`write_data`, then synced."""
+    write_data(fd, data)
     os.fsync(fd)
 
 
@@ -130,16 +135,16 @@ def publish_anonymous(
         return False  # descriptor of it (and its sync is best effort, as everywhere)
     try:
         try:
-            fd = os.open(".", _ANONYMOUS_FLAGS, 0o600, dir_fd=dir_fd)
+            fd = os.open(".", NAMELESS_FLAGS, 0o600, dir_fd=dir_fd)
         except OSError as e:
-            if e.errno in _REFUSED:
+            if e.errno in REFUSED:
                 return False
             raise  # ENOENT: the folder was removed meanwhile; EACCES, ENOSPC...: as the other form
         try:
             _write(fd, data)
             wait(syncing)  # the new folders' names, while the file was synced here
             settle()  # and every change this process made visible before
-            handle = f"{_PROC_FD}{fd}"
+            handle = f"{PROC_FD}{fd}"
             if before_publish is not None:
                 before_publish(Path(handle), Path(folder, name))
             try:
@@ -153,7 +158,7 @@ def publish_anonymous(
                     raise  # the folder was removed after it was opened
                 return False  # no /proc: the handle cannot be linked
             except OSError as e:
-                if e.errno in _REFUSED:
+                if e.errno in REFUSED:
                     return False
                 raise
         finally:
@@ -185,12 +190,12 @@ def publish_via_temp_name(
     syncing: list[Future[None]] = []
     try:
         try:
-            fd = os.open(tmp, _TMP_FLAGS, 0o600)
+            fd = os.open(tmp, TEMP_FLAGS, 0o600)
         except FileNotFoundError:
             if not make_dirs:
                 raise  # the folder is gone: the caller treats it as a conflict
             syncing = sync_folders(make_folders(folder))
-            fd = os.open(tmp, _TMP_FLAGS, 0o600)
+            fd = os.open(tmp, TEMP_FLAGS, 0o600)
         try:
             _write(fd, data)
         finally:

@@ -47,6 +47,7 @@ from translator.warehouse.publish import (
     publish_anonymous,
     publish_via_temp_name,
 )
+from translator.warehouse.staged import Staged, stage
 from translator.warehouse.syncs import settle, sync_folder_later
 
 __all__ = ["EXCLUSIVE_CREATE", "FileData", "FsspecStore", "LocalStore", "Store", "open_store"]
@@ -193,6 +194,24 @@ class LocalStore:
         publish_via_temp_name(
             folder, name, data, make_dirs=make_dirs, before_publish=self.before_publish
         )
+
+    def stage(self, rel: str, data: FileData, *, make_dirs: bool) -> Staged:
+        """What :meth:`create_exclusive` does before its sync: ``rel``'s file written without a
+        name (:mod:`translator.warehouse.staged`); :meth:`publish_staged` names it."""
+        target = self._write_path(rel)
+        folder, name = os.path.split(target)
+        with _refusals(target):
+            return stage(folder, name, data, make_dirs=make_dirs, anonymous=self.anonymous_creates)
+
+    def publish_staged(self, staged: Staged) -> None:
+        """Name a file :meth:`stage` wrote, with :meth:`create_exclusive`'s guarantees and
+        errors; the syncs of a batch start with :func:`~translator.warehouse.staged.start_syncs`."""
+        try:
+            with _refusals(f"{staged.folder}/{staged.name}"):
+                staged.publish(self.before_publish)
+        finally:
+            if staged.refused:
+                self.anonymous_creates = False
 
     def link_exclusive(self, src: str, dst: str) -> None:
         """Give the durable file ``src`` a second name ``dst``, created if absent (as

@@ -36,7 +36,16 @@ from translator.fileio import fsync_folder
 if TYPE_CHECKING:  # imported when the first sync starts: a command that writes nothing never does
     from concurrent.futures import Future, ThreadPoolExecutor
 
-__all__ = ["deferring", "is_deferring", "settle", "sync_folders", "sync_later", "wait"]
+__all__ = [
+    "deferring",
+    "is_deferring",
+    "settle",
+    "sync_files",
+    "sync_folder_later",
+    "sync_folders",
+    "sync_later",
+    "wait",
+]
 
 #: Worker threads for folder syncs: a new function makes two folders and links one file, so a
 #: create has at most three folder syncs in flight beside its file's.
@@ -89,6 +98,30 @@ def sync_folders(folders: Iterable[str]) -> list[Future[None]]:
             fsync_folder(folder)
             out.append(_done())
     return out
+
+
+def sync_files(fds: Iterable[int]) -> list[Future[None]]:
+    """Start the sync of each open file in a worker thread; its future raises what the sync
+    raised. Where no thread can be started, each is synced here and now."""
+    out: list[Future[None]] = []
+    for fd in fds:
+        try:
+            out.append(_executor().submit(os.fsync, fd))
+        except RuntimeError:
+            out.append(_done())
+            try:
+                os.fsync(fd)
+            except OSError as e:
+                out[-1] = _failed(e)
+    return out
+
+
+def _failed(e: BaseException) -> Future[None]:
+    from concurrent.futures import Future
+
+    f: Future[None] = Future()
+    f.set_exception(e)
+    return f
 
 
 def _fsync_and_close(fd: int) -> None:
