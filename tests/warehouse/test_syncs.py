@@ -314,19 +314,25 @@ def test_a_forked_child_syncs_with_threads_of_its_own(tmp_path: Path) -> None:
 def test_where_no_thread_can_start_the_syncs_are_made_in_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, recorder: Recorder
 ) -> None:
-    """As the interpreter shuts down a pool takes no work: each sync is then made at once."""
-    from concurrent.futures import ThreadPoolExecutor
+    """Where no thread can be started (a process at its limit, or exiting), each sync is made
+    at once, and a file's sync failing is its result's error, as in a worker."""
 
-    closed = ThreadPoolExecutor(1)
-    closed.shutdown()
-    monkeypatch.setattr(syncs, "_executor", lambda: closed)
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(syncs, "_started", False)  # as a new process: no workers yet
+    monkeypatch.setattr(threading.Thread, "start", refuse)
     [done] = syncs.sync_folders([str(tmp_path)])
     assert done.done()
+    [failed] = syncs.sync_files([10**6])  # no such descriptor
+    with pytest.raises(OSError):
+        failed.result()
     with syncs.deferring():
         syncs.sync_later(os.open(tmp_path, os.O_RDONLY))
         syncs.sync_folder_later(str(tmp_path))
         assert all(f.done() for f in syncs._pending)  # made already
     assert [w for k, w, _ in recorder.events if k == "sync-end"] == [str(tmp_path)] * 3
+    assert not syncs._started
 
 
 @pytest.mark.parametrize("anonymous", FORMS)
@@ -364,3 +370,10 @@ def test_a_staged_file_never_published_leaves_no_name(tmp_path: Path, anonymous:
     st.discard()
     st.discard()
     assert os.listdir(tmp_path / "ns/f/metadata") == []
+
+
+def test_a_file_sync_that_fails_in_a_worker_fails_its_result() -> None:
+    [failed] = syncs.sync_files([10**6])  # no such descriptor
+    with pytest.raises(OSError):
+        failed.result()
+    assert failed.done()

@@ -31,14 +31,20 @@ import errno
 import os
 import secrets
 from collections.abc import Callable
-from concurrent.futures import Future
 from pathlib import Path
 
 from translator.direct_write import start_direct, write_direct
 from translator.fileio import make_dirs as make_folders
 from translator.fileio import write_all, write_pieces
 from translator.warehouse.errors import UnsupportedStorageError
-from translator.warehouse.syncs import settle, sync_folder_later, sync_folders, sync_later, wait
+from translator.warehouse.syncs import (
+    Sync,
+    settle,
+    sync_folder_later,
+    sync_folders,
+    sync_later,
+    wait,
+)
 
 __all__ = [
     "ANONYMOUS_AVAILABLE",
@@ -78,7 +84,7 @@ REFUSED = {
 }
 
 
-def _open_folder(folder: str, make_dirs: bool) -> tuple[int, list[Future[None]]]:
+def _open_folder(folder: str, make_dirs: bool) -> tuple[int, list[Sync]]:
     """A descriptor of ``folder``, and the syncs of the folders made for it (started, not
     waited for: the caller waits before it publishes a name there). ``FileNotFoundError`` when
     it is missing and not ``make_dirs``: the caller treats it as a conflict (the function was
@@ -187,7 +193,7 @@ def publish_via_temp_name(
     # A hidden name no other writer can pick (128 random bits), created as mkstemp would
     # (O_EXCL, mode 0600) but without its name generator, which costs more than the write.
     tmp = f"{folder}/.{name}.{secrets.token_hex(16)}.tmp"
-    syncing: list[Future[None]] = []
+    syncing: list[Sync] = []
     try:
         try:
             fd = os.open(tmp, TEMP_FLAGS, 0o600)

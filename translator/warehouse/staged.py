@@ -24,13 +24,13 @@ import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from translator.fileio import make_dirs as make_folders
 from translator.warehouse import publish
 from translator.warehouse.errors import UnsupportedStorageError
 from translator.warehouse.publish import BeforePublish, publish_via_temp_name, write_data
 from translator.warehouse.syncs import (
+    Sync,
     settle,
     sync_files,
     sync_folder_later,
@@ -38,9 +38,6 @@ from translator.warehouse.syncs import (
     sync_later,
     wait,
 )
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future
 
 __all__ = ["Staged", "stage", "start_syncs"]
 
@@ -67,8 +64,8 @@ class Staged:
     gone: bool = False
     #: Whether the nameless form was refused here (the store keeps to the other form).
     refused: bool = False
-    synced: Future[None] | None = None
-    folders_synced: list[Future[None]] = field(default_factory=list)
+    synced: Sync | None = None
+    folders_synced: list[Sync] = field(default_factory=list)
 
     def publish(self, before_publish: BeforePublish | None = None) -> None:
         """Give the file its name (``FileExistsError``: taken; ``FileNotFoundError``: its
