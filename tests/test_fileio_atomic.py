@@ -44,3 +44,21 @@ def test_fsync_folder_is_best_effort(tmp_path: Path) -> None:
     """A folder that cannot be opened (gone) is not an error: durability is best effort there."""
     fileio.fsync_folder(tmp_path / "missing")
     fileio.fsync_folder(tmp_path)
+
+
+def test_make_dirs_names_the_folders_whose_entries_changed(tmp_path: Path) -> None:
+    """Each missing folder is made once, top down, and the parents whose entries changed are
+    returned (top down) for the caller to sync; nothing is returned when nothing was made, and
+    a file in the way is refused."""
+    deep = tmp_path / "a" / "b" / "c"
+    assert fileio.make_dirs(str(deep)) == [
+        str(tmp_path),
+        str(tmp_path / "a"),
+        str(tmp_path / "a/b"),
+    ]
+    assert deep.is_dir()
+    assert fileio.make_dirs(str(deep)) == []
+    assert fileio.make_dirs(str(deep / "d")) == [str(deep)]
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OSError):
+        fileio.make_dirs(str(tmp_path / "file" / "sub"))

@@ -16,6 +16,7 @@ __all__ = [
     "child_path",
     "fsync_folder",
     "inside",
+    "make_dirs",
     "make_dirs_durably",
     "name_part_problem",
     "write_all",
@@ -173,6 +174,14 @@ def make_dirs_durably(folder: str) -> None:
     parent: a file's fsync and its own folder's fsync do not make that folder's name durable, so
     without this a power cut could lose a new function's folder whose metadata a ledger says is
     applied."""
+    for parent in make_dirs(folder):
+        fsync_folder(parent)
+
+
+def make_dirs(folder: str) -> list[str]:
+    """``os.makedirs(folder, exist_ok=True)``, each new folder made once, top down; returns the
+    folders whose entries changed (each new folder's parent, top down), which the caller must
+    sync before it relies on the new folders' names (:func:`make_dirs_durably` does at once)."""
     missing: list[str] = []
     here = folder
     while not os.path.isdir(here):
@@ -187,5 +196,4 @@ def make_dirs_durably(folder: str) -> None:
         except FileExistsError:
             if not os.path.isdir(new):
                 raise
-    for new in reversed(missing):
-        fsync_folder(os.path.dirname(new))
+    return [os.path.dirname(new) for new in reversed(missing)]

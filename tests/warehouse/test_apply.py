@@ -134,11 +134,11 @@ def test_apply_retries_only_the_function_that_lost_its_race(tmp_path: Path) -> N
     real_commit = wh.committer.commit
     calls: list[str] = []
 
-    def commit(ref: FunctionRef, base: Any, meta: UdfMetadata) -> Any:
+    def commit(ref: FunctionRef, base: Any, meta: UdfMetadata, *staged: Any) -> Any:
         calls.append(str(ref))
         if calls.count("default.add_one") == 1 and ref.name == "add_one":
             other.apply(replace_int(50), "trino").raise_for_errors()  # wins the race
-        return real_commit(ref, base, meta)
+        return real_commit(ref, base, meta, *staged)
 
     wh.committer.commit = commit  # type: ignore[method-assign]
     result = wh.apply(
@@ -170,9 +170,9 @@ def test_retries_are_bounded_and_the_error_says_so(tmp_path: Path) -> None:
     real_commit = wh.committer.commit
     bodies = itertools.count(100)
 
-    def always_beaten(ref: FunctionRef, base: Any, meta: UdfMetadata) -> Any:
+    def always_beaten(ref: FunctionRef, base: Any, meta: UdfMetadata, *staged: Any) -> Any:
         other.apply(replace_int(next(bodies)), "trino").raise_for_errors()
-        return real_commit(ref, base, meta)
+        return real_commit(ref, base, meta, *staged)
 
     wh.committer.commit = always_beaten  # type: ignore[method-assign]
     result = wh.apply(replace_int(2), "trino")

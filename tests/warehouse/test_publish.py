@@ -107,19 +107,35 @@ def test_a_folder_removed_before_the_link_is_a_missing_folder(tmp_path: Path) ->
     assert os.listdir(tmp_path / "ns/f") == []
 
 
+def _create(store: LocalStore, rel: str, data: bytes, *, make_dirs: bool, staged: bool) -> None:
+    """A create, as ``create_exclusive`` makes it or as an apply stages and then publishes it."""
+    if not staged:
+        store.create_exclusive(rel, data, make_dirs=make_dirs)
+        return
+    from translator.warehouse.staged import start_syncs
+
+    st = store.stage(rel, data, make_dirs=make_dirs)
+    start_syncs([st])
+    store.publish_staged(st)
+
+
+VIA = [pytest.param(False, id="create"), pytest.param(True, id="staged")]
+
+
 @pytest.mark.skipif(not publish.ANONYMOUS_AVAILABLE, reason="no O_TMPFILE and /proc here")
+@pytest.mark.parametrize("staged", VIA)
 def test_a_kernel_without_o_tmpfile_falls_back_to_a_temporary_name(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, staged: bool
 ) -> None:
     """A kernel older than O_TMPFILE reads the flag as a plain open of the folder for writing,
     which fails with EISDIR: the same open without the flag. Nothing is published by the
     refused attempt; the store makes the file through a temporary name, then keeps to that."""
-    monkeypatch.setattr(publish, "_ANONYMOUS_FLAGS", os.O_WRONLY | os.O_CLOEXEC)
+    monkeypatch.setattr(publish, "NAMELESS_FLAGS", os.O_WRONLY | os.O_CLOEXEC)
     store = _store(tmp_path, True)
     paths: list[Path] = []
     store.before_publish = lambda path, target: paths.append(path)
-    store.create_exclusive("ns/f/metadata/1.json", b"one", make_dirs=True)
-    store.create_exclusive("ns/f/metadata/2.json", b"two", make_dirs=False)
+    _create(store, "ns/f/metadata/1.json", b"one", make_dirs=True, staged=staged)
+    _create(store, "ns/f/metadata/2.json", b"two", make_dirs=False, staged=staged)
     assert not store.anonymous_creates
     assert [p.name.endswith(".tmp") for p in paths] == [True, True]  # one attempt each
     assert sorted(os.listdir(tmp_path / "ns/f/metadata")) == ["1.json", "2.json"]
@@ -127,15 +143,16 @@ def test_a_kernel_without_o_tmpfile_falls_back_to_a_temporary_name(
 
 
 @pytest.mark.skipif(not publish.ANONYMOUS_AVAILABLE, reason="no O_TMPFILE and /proc here")
+@pytest.mark.parametrize("staged", VIA)
 def test_without_proc_the_nameless_file_is_dropped_and_the_create_falls_back(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, staged: bool
 ) -> None:
     """Where ``/proc`` is not mounted the nameless file cannot be linked (ENOENT for the
     handle, told apart from a missing folder): it is dropped unpublished and the create runs
-    through a temporary name."""
-    monkeypatch.setattr(publish, "_PROC_FD", str(tmp_path / "no-proc") + "/")
+    through a temporary name (a staged file is written again: the refusal shows only then)."""
+    monkeypatch.setattr(publish, "PROC_FD", str(tmp_path / "no-proc") + "/")
     store = _store(tmp_path, True)
-    store.create_exclusive("ns/f/metadata/1.json", b"one", make_dirs=True)
+    _create(store, "ns/f/metadata/1.json", b"one", make_dirs=True, staged=staged)
     assert not store.anonymous_creates
     assert os.listdir(tmp_path / "ns/f/metadata") == ["1.json"]
     assert (tmp_path / "ns/f/metadata/1.json").read_bytes() == b"one"

@@ -3,7 +3,6 @@ file URLs."""
 
 from __future__ import annotations
 
-import os
 import uuid
 from pathlib import Path
 
@@ -78,45 +77,6 @@ def test_file_urls_are_local_folders(tmp_path: Path) -> None:
     wh = Warehouse(f"file://{tmp_path}", context=fixed_context())
     wh.apply(CREATE_INT, "trino").raise_for_errors()
     assert metadata_files(tmp_path)
-
-
-@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="names descriptors by /proc")
-@pytest.mark.parametrize("anonymous", [True, False], ids=["nameless", "temporary-name"])
-def test_new_folders_are_made_durable_in_their_parents(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, anonymous: bool
-) -> None:
-    """A file's fsync and its folder's fsync leave the folder's own name to chance: every folder
-    a create or a move makes is synced in its parent, so a power cut cannot lose a function's
-    folder whose metadata a ledger says is applied; the file is synced before its name is made
-    and its folder is synced after (every fsync of the process, named by what it synced)."""
-    from translator.warehouse import publish
-    from translator.warehouse import store as store_module
-
-    if anonymous and not publish.ANONYMOUS_AVAILABLE:
-        pytest.skip("no O_TMPFILE here")
-    synced: list[str] = []
-    real = os.fsync
-
-    def record(fd: int) -> None:
-        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", record)
-    local = store_module.LocalStore(tmp_path)
-    local.anonymous_creates = anonymous
-    local.create_exclusive("ns/f/metadata/00000-a.metadata.json", b"{}", make_dirs=True)
-    folders = [str(tmp_path / f) for f in ("", "ns", "ns/f", "ns/f/metadata")]
-    assert [p for p in synced if p in folders] == folders  # each parent of a new folder, then
-    assert synced[-1] == folders[-1]  # the file's own entry, after the file itself:
-    file = synced[-2]
-    assert file not in folders and (
-        file.endswith("(deleted)") if anonymous else file.endswith(".tmp")
-    ), synced
-    assert (tmp_path / "ns/f/metadata/00000-a.metadata.json").read_bytes() == b"{}"
-
-    synced.clear()
-    local.move_dir("ns/f", "trash/ns/f")
-    assert {str(tmp_path / f) for f in ("", "trash", "trash/ns", "ns")} <= set(synced)
 
 
 @settings(max_examples=examples(3000), deadline=None)

@@ -22,7 +22,13 @@ from translator.frontend import parse_script
 from translator.ir import SkippedStatement
 from translator.merge import Change
 from translator.metadata import UdfMetadata
-from translator.warehouse.commit import Committer, Conflict, RetryPolicy
+from translator.warehouse.commit import (
+    Committer,
+    Conflict,
+    FileCommitter,
+    RetryPolicy,
+    StagedCommit,
+)
 from translator.warehouse.errors import CommitConflictError, WarehouseError
 from translator.warehouse.journal import Journal, committed_before, journal_key, same_change
 from translator.warehouse.layout import FunctionRef
@@ -228,21 +234,28 @@ class Applier:
             if refused:  # nothing of them is written (a catalog that cannot take the change)
                 result.errors += refused
                 return self._finished(result, journal)
-            if journal is not None and pending:
-                journal.record(
-                    {r: (b.path if (b := compiled.bases.get(r)) else None) for r in pending}
-                )
             conflicted = False
-            for ref in pending:
-                base = compiled.bases.get(ref)
-                meta = compiled.functions[ref]
-                try:
-                    self._commit_one(ref, base, meta, result)
-                except Conflict:
-                    conflicted = True
-                    continue
-                pinned[ref] = None if base is None else base.metadata
-                frozen_changes[ref] = compiled.changes[ref]
+            staged = self._stage(pending, compiled)
+            try:
+                # The journal is written while the staged files sync, and is durable before
+                # the first of them is named (every create waits for earlier visible changes).
+                if journal is not None and pending:
+                    journal.record(
+                        {r: (b.path if (b := compiled.bases.get(r)) else None) for r in pending}
+                    )
+                for ref in pending:
+                    base = compiled.bases.get(ref)
+                    meta = compiled.functions[ref]
+                    try:
+                        self._commit_one(ref, base, meta, result, staged.pop(ref, None))
+                    except Conflict:
+                        conflicted = True
+                        continue
+                    pinned[ref] = None if base is None else base.metadata
+                    frozen_changes[ref] = compiled.changes[ref]
+            finally:
+                for unused in staged.values():  # an error stopped the commits: never named
+                    unused.file.discard()
             if not conflicted:
                 return self._finished(result, journal)
             result.conflicts += 1
@@ -281,11 +294,33 @@ class Applier:
                 journal.clear()
         return result
 
+    def _stage(
+        self, pending: Sequence[FunctionRef], compiled: _Compiled
+    ) -> dict[FunctionRef, StagedCommit]:
+        """The files of the commits to make, written and syncing together where the committer
+        can (:meth:`FileCommitter.stage`): one wait for all of them instead of one each."""
+        if not isinstance(self.committer, FileCommitter):
+            return {}
+        changes = [
+            (ref, compiled.bases.get(ref), meta)
+            for ref in pending
+            if (meta := compiled.functions[ref]) is not None
+        ]
+        return self.committer.stage(changes) if changes else {}
+
     def _commit_one(
-        self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata | None, out: ApplyResult
+        self,
+        ref: FunctionRef,
+        base: Resolved | None,
+        meta: UdfMetadata | None,
+        out: ApplyResult,
+        staged: StagedCommit | None = None,
     ) -> None:
         if meta is not None:
-            committed = self.committer.commit(ref, base, meta)
+            if staged is not None and isinstance(self.committer, FileCommitter):
+                committed = self.committer.commit(ref, base, meta, staged)
+            else:
+                committed = self.committer.commit(ref, base, meta)
             out.committed.append(committed)
             if committed.note is not None:
                 out.warnings.append(committed.note)

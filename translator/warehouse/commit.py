@@ -38,7 +38,8 @@ from translator.warehouse.layout import (
     tombstone_dir,
 )
 from translator.warehouse.resolve import MetadataReader, Resolved
-from translator.warehouse.store import FileData, Store
+from translator.warehouse.staged import Staged, start_syncs
+from translator.warehouse.store import FileData, LocalStore, Store
 
 __all__ = [
     "CatalogCommitter",
@@ -47,6 +48,7 @@ __all__ = [
     "Conflict",
     "FileCommitter",
     "RetryPolicy",
+    "StagedCommit",
     "prepare_document",
 ]
 
@@ -101,6 +103,17 @@ def prepare_document(
     return data, kept
 
 
+@dataclass(frozen=True, slots=True)
+class StagedCommit:
+    """A commit's file written by :meth:`FileCommitter.stage`, not yet current."""
+
+    version: int
+    rel: str
+    meta: UdfMetadata
+    kept: Written | None
+    file: Staged
+
+
 class Committer(Protocol):
     def base(self, ref: FunctionRef) -> Resolved | None:
         """The current metadata a change must be computed from (None: no such function)."""
@@ -144,18 +157,60 @@ class FileCommitter:
     ) -> TranslatorError | None:
         return None
 
-    def commit(self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata) -> Committed:
+    def _document(
+        self, ref: FunctionRef, base: Resolved | None, meta: UdfMetadata
+    ) -> tuple[int, str, FileData, Written | None]:
         version = 1 if base is None else (base.version or 0) + 1
         rel = metadata_path(ref, version, derived_file_uuid(ref, version))
         location = self.store.location(function_dir(ref))
         old = None if base is None else base.metadata
         written = None if old is None else self.reader.written(old)
         data, kept = prepare_document(meta, location, old, written)
+        return version, rel, data, kept
+
+    def stage(
+        self, changes: list[tuple[FunctionRef, Resolved | None, UdfMetadata]]
+    ) -> dict[FunctionRef, StagedCommit]:
+        """Write the files of several commits and start their syncs together
+        (:mod:`translator.warehouse.staged`); :meth:`commit` then makes each current. Empty
+        where the store cannot stage (each commit then writes its own file)."""
+        if not isinstance(self.store, LocalStore):
+            return {}
+        out: dict[FunctionRef, StagedCommit] = {}
         try:
-            self.store.create_exclusive(rel, data, make_dirs=base is None)
-        except (FileExistsError, FileNotFoundError) as e:
-            raise Conflict(str(e)) from e
-        del data
+            for ref, base, meta in changes:
+                version, rel, data, kept = self._document(ref, base, meta)
+                file = self.store.stage(rel, data, make_dirs=base is None)
+                out[ref] = StagedCommit(version, rel, meta, kept, file)
+            start_syncs([s.file for s in out.values()])
+        except BaseException:
+            for s in out.values():
+                s.file.discard()
+            raise
+        return out
+
+    def commit(
+        self,
+        ref: FunctionRef,
+        base: Resolved | None,
+        meta: UdfMetadata,
+        staged: StagedCommit | None = None,
+    ) -> Committed:
+        """As :meth:`Committer.commit`; ``staged``: its file, written by :meth:`stage`."""
+        if staged is None:
+            version, rel, data, kept = self._document(ref, base, meta)
+            try:
+                self.store.create_exclusive(rel, data, make_dirs=base is None)
+            except (FileExistsError, FileNotFoundError) as e:
+                raise Conflict(str(e)) from e
+            del data
+        else:
+            assert staged.meta is meta and isinstance(self.store, LocalStore)
+            version, rel, kept = staged.version, staged.rel, staged.kept
+            try:
+                self.store.publish_staged(staged.file)
+            except (FileExistsError, FileNotFoundError) as e:
+                raise Conflict(str(e)) from e
         self.reader.remember(rel, meta, kept)
         return Committed(ref, version, rel, self.store.location(rel))
 

@@ -2,8 +2,11 @@
 
 This is :meth:`translator.warehouse.store.LocalStore.create_exclusive`'s mechanism, in two forms
 with the same guarantees: a reader never sees a half-written file under the name, two writers
-racing for one name see exactly one win (the other gets :class:`FileExistsError`), and when the
-call returns the file's bytes and its name (and every folder it made) are on disk.
+racing for one name see exactly one win (the other gets :class:`FileExistsError`), the name is
+linked only once the file's bytes and every folder made for it are on disk (their syncs waited
+for together: :mod:`translator.warehouse.syncs`), and when the call returns the name is on disk
+too, or, inside a :func:`~translator.warehouse.syncs.deferring` block, its folder's sync is
+pending and completes before this process makes any other change visible.
 
 * :func:`publish_anonymous` (Linux): the file is made nameless in its folder (``O_TMPFILE``),
   written and fsynced, then given its name by ``linkat(2)`` through ``/proc/self/fd``, which
@@ -31,8 +34,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from translator.direct_write import start_direct, write_direct
-from translator.fileio import fsync_folder, make_dirs_durably, write_all, write_pieces
+from translator.fileio import make_dirs as make_folders
+from translator.fileio import write_all, write_pieces
 from translator.warehouse.errors import UnsupportedStorageError
+from translator.warehouse.syncs import (
+    Sync,
+    settle,
+    sync_folder_later,
+    sync_folders,
+    sync_later,
+    wait,
+)
 
 __all__ = [
     "ANONYMOUS_AVAILABLE",
@@ -49,19 +61,19 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 #: ``O_TMPFILE`` where the platform has it (Linux), else 0: the anonymous form is then never tried.
 _TMPFILE = getattr(os, "O_TMPFILE", 0)
 #: Where a descriptor of this process can be named: the link's source for a nameless file.
-_PROC_FD = "/proc/self/fd/"
-ANONYMOUS_AVAILABLE = bool(_TMPFILE) and os.path.isdir(_PROC_FD)
+PROC_FD = "/proc/self/fd/"
+ANONYMOUS_AVAILABLE = bool(_TMPFILE) and os.path.isdir(PROC_FD)
 
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC
-_ANONYMOUS_FLAGS = _TMPFILE | os.O_WRONLY | _CLOEXEC
+DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC
+NAMELESS_FLAGS = _TMPFILE | os.O_WRONLY | _CLOEXEC
 #: How the temporary file of the second form is created: new, exclusive, not inherited.
-_TMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
+TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC
 
 #: Errors of the ``O_TMPFILE`` open or the ``linkat`` that say the platform does not offer the
 #: anonymous form here (an old kernel reads ``O_TMPFILE`` as a directory open: ``EISDIR``; a file
 #: system without it: ``EOPNOTSUPP``; links refused: ``EPERM``, ``EXDEV``, ``EMLINK``). The
 #: temporary-name form then runs instead, and reports hard links refused in its own words.
-_REFUSED = {
+REFUSED = {
     errno.EISDIR,
     errno.EINVAL,
     errno.EOPNOTSUPP,
@@ -72,22 +84,27 @@ _REFUSED = {
 }
 
 
-def _open_folder(folder: str, make_dirs: bool) -> int:
-    """A descriptor of ``folder``; made (durably) first when missing and ``make_dirs``.
-    ``FileNotFoundError`` when it is missing otherwise: the caller treats it as a conflict
-    (the function was dropped)."""
+def _open_folder(folder: str, make_dirs: bool) -> tuple[int, list[Sync]]:
+    """A descriptor of ``folder``, and the syncs of the folders made for it (started, not
+    waited for: the caller waits before it publishes a name there). ``FileNotFoundError`` when
+    it is missing and not ``make_dirs``: the caller treats it as a conflict (the function was
+    dropped)."""
     try:
-        return os.open(folder, _DIR_FLAGS)
+        return os.open(folder, DIR_FLAGS), []
     except FileNotFoundError:
         if not make_dirs:
             raise
-    make_dirs_durably(folder)
-    return os.open(folder, _DIR_FLAGS)
+    syncing = sync_folders(make_folders(folder))
+    try:
+        return os.open(folder, DIR_FLAGS), syncing
+    except BaseException:
+        wait(syncing)
+        raise
 
 
-def _write(fd: int, data: bytes | list[bytes]) -> None:
+def write_data(fd: int, data: bytes | list[bytes]) -> None:
     """All of ``data`` on the descriptor (a file object would first ask for its size and
-    terminal), then synced; a big file past the page cache (:mod:`translator.direct_write`)."""
+    terminal); a big file past the page cache (:mod:`translator.direct_write`)."""
     block = start_direct(fd, data)
     if block:
         write_direct(fd, data, block)
@@ -95,6 +112,11 @@ def _write(fd: int, data: bytes | list[bytes]) -> None:
         write_all(fd, data)
     else:
         write_pieces(fd, data)
+
+
+def _write(fd: int, data: bytes | list[bytes]) -> None:
+    """:func:`write_data`, then synced."""
+    write_data(fd, data)
     os.fsync(fd)
 
 
@@ -114,19 +136,21 @@ def publish_anonymous(
     ``FileNotFoundError`` (the folder is missing and not ``make_dirs``, or was removed meanwhile).
     """
     try:
-        dir_fd = _open_folder(folder, make_dirs)
+        dir_fd, syncing = _open_folder(folder, make_dirs)
     except PermissionError:  # a folder we may write in but not read: a temporary name needs no
         return False  # descriptor of it (and its sync is best effort, as everywhere)
     try:
         try:
-            fd = os.open(".", _ANONYMOUS_FLAGS, 0o600, dir_fd=dir_fd)
+            fd = os.open(".", NAMELESS_FLAGS, 0o600, dir_fd=dir_fd)
         except OSError as e:
-            if e.errno in _REFUSED:
+            if e.errno in REFUSED:
                 return False
             raise  # ENOENT: the folder was removed meanwhile; EACCES, ENOSPC...: as the other form
         try:
             _write(fd, data)
-            handle = f"{_PROC_FD}{fd}"
+            wait(syncing)  # the new folders' names, while the file was synced here
+            settle()  # and every change this process made visible before
+            handle = f"{PROC_FD}{fd}"
             if before_publish is not None:
                 before_publish(Path(handle), Path(folder, name))
             try:
@@ -140,16 +164,18 @@ def publish_anonymous(
                     raise  # the folder was removed after it was opened
                 return False  # no /proc: the handle cannot be linked
             except OSError as e:
-                if e.errno in _REFUSED:
+                if e.errno in REFUSED:
                     return False
                 raise
         finally:
             os.close(fd)  # unlinked yet (a taken name, a refusal): the kernel frees it here
-        with contextlib.suppress(OSError):  # best effort, as fsync_folder's
-            os.fsync(dir_fd)
+        sync_later(dir_fd)  # the new name's entry; it closes the descriptor
+        dir_fd = -1
         return True
     finally:
-        os.close(dir_fd)
+        wait(syncing)
+        if dir_fd >= 0:
+            os.close(dir_fd)
 
 
 def publish_via_temp_name(
@@ -167,18 +193,21 @@ def publish_via_temp_name(
     # A hidden name no other writer can pick (128 random bits), created as mkstemp would
     # (O_EXCL, mode 0600) but without its name generator, which costs more than the write.
     tmp = f"{folder}/.{name}.{secrets.token_hex(16)}.tmp"
+    syncing: list[Sync] = []
     try:
-        fd = os.open(tmp, _TMP_FLAGS, 0o600)
-    except FileNotFoundError:
-        if not make_dirs:
-            raise  # the folder is gone: the caller treats it as a conflict
-        make_dirs_durably(folder)
-        fd = os.open(tmp, _TMP_FLAGS, 0o600)
-    try:
+        try:
+            fd = os.open(tmp, TEMP_FLAGS, 0o600)
+        except FileNotFoundError:
+            if not make_dirs:
+                raise  # the folder is gone: the caller treats it as a conflict
+            syncing = sync_folders(make_folders(folder))
+            fd = os.open(tmp, TEMP_FLAGS, 0o600)
         try:
             _write(fd, data)
         finally:
             os.close(fd)
+        wait(syncing)  # the new folders' names, while the file was synced here
+        settle()  # and every change this process made visible before
         if before_publish is not None:
             before_publish(Path(tmp), Path(target))
         try:
@@ -194,6 +223,7 @@ def publish_via_temp_name(
                 ) from e
             raise
     finally:
+        wait(syncing)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-    fsync_folder(folder)
+    sync_folder_later(folder)

@@ -8,7 +8,9 @@ the other gets :class:`FileExistsError`; a reader never sees a half-written file
   hidden temporary file beside the target), are fsynced, and the file is then hard-linked to the
   target name. The link fails if the name exists, and the file it publishes is already complete.
   A crash leaves nothing behind (or, in the temporary-name form, a hidden ``.*.tmp`` file that no
-  reader takes for metadata): :mod:`translator.warehouse.publish`.
+  reader takes for metadata): :mod:`translator.warehouse.publish`. Every change a local store
+  makes visible (a link, a removal, a move) first waits for the syncs of the changes made before
+  it (:mod:`translator.warehouse.syncs`).
 * fsspec: only protocols whose ``pipe_file(..., mode="create")`` is an atomic
   create-if-absent are accepted (:data:`EXCLUSIVE_CREATE`); every other protocol is refused with
   an error naming it, instead of silently risking lost updates. An object store is also asked
@@ -45,6 +47,8 @@ from translator.warehouse.publish import (
     publish_anonymous,
     publish_via_temp_name,
 )
+from translator.warehouse.staged import Staged, stage
+from translator.warehouse.syncs import settle, sync_folder_later
 
 __all__ = ["EXCLUSIVE_CREATE", "FileData", "FsspecStore", "LocalStore", "Store", "open_store"]
 
@@ -191,11 +195,30 @@ class LocalStore:
             folder, name, data, make_dirs=make_dirs, before_publish=self.before_publish
         )
 
+    def stage(self, rel: str, data: FileData, *, make_dirs: bool) -> Staged:
+        """What :meth:`create_exclusive` does before its sync: ``rel``'s file written without a
+        name (:mod:`translator.warehouse.staged`); :meth:`publish_staged` names it."""
+        target = self._write_path(rel)
+        folder, name = os.path.split(target)
+        with _refusals(target):
+            return stage(folder, name, data, make_dirs=make_dirs, anonymous=self.anonymous_creates)
+
+    def publish_staged(self, staged: Staged) -> None:
+        """Name a file :meth:`stage` wrote, with :meth:`create_exclusive`'s guarantees and
+        errors; the syncs of a batch start with :func:`~translator.warehouse.staged.start_syncs`."""
+        try:
+            with _refusals(f"{staged.folder}/{staged.name}"):
+                staged.publish(self.before_publish)
+        finally:
+            if staged.refused:
+                self.anonymous_creates = False
+
     def link_exclusive(self, src: str, dst: str) -> None:
         """Give the durable file ``src`` a second name ``dst``, created if absent (as
         :meth:`create_exclusive`, ``FileExistsError`` if taken; folders made as needed) and made
         durable, without writing or syncing its bytes again: one synced file fewer than a copy."""
         source, target = self._write_path(src), self._write_path(dst)
+        settle()  # every change made visible before is durable before this one
         with _refusals(target):
             try:
                 os.link(source, target)
@@ -204,15 +227,17 @@ class LocalStore:
                     raise
                 make_dirs_durably(os.path.dirname(target))
                 os.link(source, target)
-        fsync_folder(os.path.dirname(target))
+        sync_folder_later(os.path.dirname(target))
 
     def remove(self, rel: str) -> None:
         path = self._write_path(rel)
+        settle()  # a removal is a visible change too: what came before is durable first
         with _refusals(path), contextlib.suppress(FileNotFoundError):
             os.unlink(path)
 
     def move_dir(self, src: str, dst: str) -> None:
         source, target = self._write_path(src), self._write_path(dst)
+        settle()
         with _refusals(target):
             make_dirs_durably(os.path.dirname(target))
             os.rename(source, target)
@@ -233,8 +258,9 @@ class LocalStore:
             path = self._write_path(f".locks/{name}.lock")
             try:
                 fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-            except FileNotFoundError:  # the first lock of this namespace
-                os.makedirs(os.path.dirname(path), exist_ok=True)
+            except FileNotFoundError:  # the first lock of this namespace (or warehouse: its
+                # root is made here, and must outlive a power cut as what is committed in it)
+                make_dirs_durably(os.path.dirname(path))
                 fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError:
             yield False

@@ -33,6 +33,7 @@ from translator.history import entry_index, view_at
 from translator.metadata import deep_copy
 from translator.names import parse_name
 from translator.statement_cache import run_scope
+from translator.warehouse import syncs
 from translator.warehouse.apply import Applier, named_functions
 from translator.warehouse.cache import MetadataCache, cache_enabled_by_env, shared_cache
 from translator.warehouse.catalog import SqlCatalog
@@ -232,7 +233,12 @@ class Warehouse:
         with run_scope():  # the lock's names and the compile (and each retry) parse once
             if dry_run:
                 return run(sources, dialect, ns, True, options, strict)
-            with self._locked(named_functions(sources, dialect, ns)):
+            # Commits decided by the files alone wait for their folders' syncs in groups
+            # (:mod:`.syncs`); everything is durable when the block ends. A catalog's commit
+            # must find its file's name durable at once: it syncs in line.
+            in_files = isinstance(committer, FileCommitter)
+            defer = syncs.deferring() if in_files else contextlib.nullcontext()
+            with self._locked(named_functions(sources, dialect, ns)), defer:
                 return run(sources, dialect, ns, False, options, strict)
 
     # ----------------------------------------------------------------------------------------
