@@ -36,7 +36,10 @@ from translator.warehouse.resolve import Resolved
 from translator.warehouse.results import ApplyResult, Dropped, PrivateCopies
 from translator.warehouse.store import Store
 
-__all__ = ["Applier", "named_functions"]
+__all__ = ["STAGE_SLICE", "Applier", "named_functions"]
+
+#: At most this many of an apply's commits are staged (written, syncing, unnamed) at a time.
+STAGE_SLICE = 32
 
 
 def named_functions(
@@ -235,7 +238,11 @@ class Applier:
                 result.errors += refused
                 return self._finished(result, journal)
             conflicted = False
-            staged = self._stage(pending, compiled)
+            # Staged a slice at a time: each staged file holds two descriptors and its bytes
+            # until it is named, so a script of thousands of new functions stays within the
+            # process's open-file limit and its memory.
+            slices = [pending[i : i + STAGE_SLICE] for i in range(0, len(pending), STAGE_SLICE)]
+            staged = self._stage(slices[0] if slices else [], compiled)
             try:
                 # The journal is written while the staged files sync, and is durable before
                 # the first of them is named (every create waits for earlier visible changes).
@@ -243,16 +250,19 @@ class Applier:
                     journal.record(
                         {r: (b.path if (b := compiled.bases.get(r)) else None) for r in pending}
                     )
-                for ref in pending:
-                    base = compiled.bases.get(ref)
-                    meta = compiled.functions[ref]
-                    try:
-                        self._commit_one(ref, base, meta, result, staged.pop(ref, None))
-                    except Conflict:
-                        conflicted = True
-                        continue
-                    pinned[ref] = None if base is None else base.metadata
-                    frozen_changes[ref] = compiled.changes[ref]
+                for number, refs in enumerate(slices):
+                    if number:
+                        staged = self._stage(refs, compiled)
+                    for ref in refs:
+                        base = compiled.bases.get(ref)
+                        meta = compiled.functions[ref]
+                        try:
+                            self._commit_one(ref, base, meta, result, staged.pop(ref, None))
+                        except Conflict:
+                            conflicted = True
+                            continue
+                        pinned[ref] = None if base is None else base.metadata
+                        frozen_changes[ref] = compiled.changes[ref]
             finally:
                 for unused in staged.values():  # an error stopped the commits: never named
                     unused.file.discard()
