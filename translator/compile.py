@@ -115,7 +115,7 @@ def check_body(stmt: CreateFunction) -> None:
         raise BodyError(problem, body.position)
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def _texts(stmt: CreateFunction) -> Iterator[tuple[str, str, Position | None]]:
