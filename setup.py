@@ -4,18 +4,35 @@ describes (setuptools' backend runs this file; it adds extension modules only wh
 
 Why opt-in: the compiled modules give byte-identical output but need a C compiler (or a
 platform wheel for every CPython and platform), and mypyc is stricter than CPython at run time.
-:data:`NATIVE_MODULES` is what compiles and passes the suite unchanged. Left out, as mypyc
-2.4.1 treats them: the pydantic models (pydantic refuses compiled classes), ``errors.py``
-(compiled exception classes lose their class attributes), ``dialects/grammar.py`` (its callback
-holder gains attributes at run time), ``compile.py`` (a surrogate code point in a string
-literal), ``script.py`` (``__dict__`` read through a class), ``query_free.py`` and the Trino
-routines' ``expr_types.py`` (internal mypyc errors), ``flow.py`` (a ``Protocol`` class at run
-time) and ``meaning.py`` (compiled, a local bound to a union of classes reads as unbound).
-Left out because compiled code binds its calls where tests observe them (a compiled caller
-calls a compiled function or method directly, past a monkeypatch of the name): the
-``sqlglot_dialects``, ``statement_cache`` and routine lowering modules; and ``merge.py``,
-whose compiled ``str`` parameters would turn a caller's non-string uuid into a TypeError
-instead of the refusal the pure module gives.
+:data:`NATIVE_MODULES` is what compiles and passes the suite. Left out, as mypyc 2.4.1 treats
+them: the pydantic models (pydantic refuses compiled classes), ``errors.py`` (compiled
+exception classes lose their class attributes), ``dialects/transformers.py`` (lark's
+Transformer interface: a class deriving from lark's with ``__getattr__``, and one that gains
+attributes at run time), and the Trino routines' ``expr_types.py``: compiled, its recursion
+over a tree is not bounded by Python's recursion limit (a native call takes no Python frame),
+so a body of 100,000 terms overflows the C stack and kills the process where the interpreted
+module raises the ``RecursionError`` its callers take for "too deep"
+(``tests/dialects/trino/test_expr_types.py`` runs such a body in a child process). Left out
+because compiled code binds its calls where tests observe them (a compiled caller calls a
+compiled function or method directly, past a monkeypatch of the name), and because compiling
+them buys little (their own time is under 1% of compile's, together, in a cProfile of the
+corpus): ``sqlglot_dialects.py`` (tests count sqlglot parses through the names its callers
+import; and compiled, its ``threading.local`` subclass crashed the process on a ``getattr`` of
+a name it lacks),
+``statement_cache.py`` (tests count parses by patching the dialect class's
+``parse_statement``) and the routine lowering (a fixture counts the statements lowered by
+patching ``_Lowering.statement``).
+
+What compiling needs of a module's code, found on the way (each reshaped where it compiles
+now): no surrogate code point in a string literal (a raw-string escape the regex engine reads
+instead), no ``__dict__`` read through a class (``vars(cls)``), no ``object.__new__`` of a
+compiled class (``cls.__new__``), no star-unpacking inside ``x in (...)`` and no ``reversed()``
+of a list of ``Any`` (internal mypyc errors), no dataclass decorator on a ``Protocol``, no local
+union of classes as a value (``atomic = A | B`` is a type alias to mypy, and the compiled
+function reads it as unbound: hold such classes in a module-level tuple), and a ``str``
+parameter or ``str``-typed call result only where a non-string may not arrive (compiled, it
+raises ``TypeError`` where the pure module refuses with its own error: such values are typed
+``object`` and checked).
 """
 
 from __future__ import annotations
@@ -62,6 +79,14 @@ NATIVE_MODULES = [
     "translator/names.py",
     "translator/collector.py",
     "translator/frontend.py",
+    "translator/script.py",
+    "translator/dialects/grammar.py",
+    "translator/dialects/trino/routines/__init__.py",
+    "translator/dialects/trino/routines/flow.py",
+    "translator/dialects/trino/routines/meaning.py",
+    "translator/query_free.py",
+    "translator/compile.py",
+    "translator/merge.py",
 ]
 
 

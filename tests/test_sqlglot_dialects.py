@@ -280,6 +280,24 @@ def test_kept_ones_in_threads_give_what_one_thread_gives() -> None:
             assert list(pool.map(lambda x: _kept(*x), texts)) == alone
 
 
+def test_each_thread_keeps_its_own_tokenizer_and_parser() -> None:
+    """A kept parser is never shared between threads: another thread keeps its own."""
+    if not sqlglot_dialects.REUSE:
+        pytest.skip("ICEBERG_UDF_SQLGLOT_REUSE=0")
+    spare = sqlglot_dialects._spare
+    parse_one("x + 1", TRINO)
+    mine = spare.tokenizers[id(TRINO)], spare.parsers[id(TRINO)]
+    with ThreadPoolExecutor(1) as pool:
+        theirs = pool.submit(
+            lambda: (
+                parse_one("y + 2", TRINO),
+                (spare.tokenizers[id(TRINO)], spare.parsers[id(TRINO)]),
+            )[1]
+        ).result()
+    assert theirs[0] is not mine[0] and theirs[1] is not mine[1]
+    assert (spare.tokenizers[id(TRINO)], spare.parsers[id(TRINO)]) == mine
+
+
 def test_reuse_can_be_turned_off() -> None:
     code = (
         "from translator import sqlglot_dialects as s\n"

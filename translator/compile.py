@@ -81,12 +81,14 @@ def source_representation(stmt: CreateFunction) -> SqlRepresentation:
     return sql_representation(stmt.dialect, stmt.body.text)
 
 
-def sql_representation(dialect: str, sql: str) -> SqlRepresentation:
+def sql_representation(dialect: object, sql: object) -> SqlRepresentation:
     """A ``sql`` representation; made without the validator when both texts are plain ``str``
-    (:func:`translator.metadata.model.trusted`), as every text our front ends make is."""
+    (:func:`translator.metadata.model.trusted`), as every text our front ends make is. Takes
+    objects: what is not a string is the validator's to refuse (compiled by mypyc, a ``str``
+    parameter would raise a ``TypeError`` first)."""
     if type(dialect) is str and type(sql) is str:
         return trusted(SqlRepresentation, {"type": "sql", "dialect": dialect, "sql": sql})
-    return SqlRepresentation(type="sql", dialect=dialect, sql=sql)
+    return SqlRepresentation.model_validate({"type": "sql", "dialect": dialect, "sql": sql})
 
 
 def check_body(stmt: CreateFunction) -> None:
@@ -115,7 +117,7 @@ def check_body(stmt: CreateFunction) -> None:
         raise BodyError(problem, body.position)
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def _texts(stmt: CreateFunction) -> Iterator[tuple[str, str, Position | None]]:
@@ -320,12 +322,14 @@ def new_definition(
 
 
 def new_metadata(
-    stmt: CreateFunction, uuid: str, definition: Definition, props: dict[str, str], ts: int
+    stmt: CreateFunction, uuid: object, definition: Definition, props: dict[str, str], ts: int
 ) -> UdfMetadata:
     """A new function's metadata: ``definition`` and the log entry that names it, made without
     the validator when every value is already what it would store
     (:func:`translator.metadata.model.trusted`; the entry by
-    :func:`~translator.metadata.index.append_log_entry`, which checks its own values)."""
+    :func:`~translator.metadata.index.append_log_entry`, which checks its own values). ``uuid``
+    is what the caller's :class:`Context` gave, any object: the validator refuses a non-string
+    (as a ``str`` parameter, compiled by mypyc, would not)."""
     fields: dict[str, object] = {
         "function_uuid": uuid,
         "format_version": 1,

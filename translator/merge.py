@@ -5,8 +5,7 @@
   characteristics and docs are all unchanged (then nothing changes: deploying twice is a no-op);
 * plain ``CREATE`` of a known signature -> no change if it is the current version as it is,
   else :class:`MergeError`; ``IF NOT EXISTS`` -> no change;
-* a different return type for a known signature -> :class:`MergeError` (return types are
-  immutable);
+* a different return type for a known signature -> :class:`MergeError` (immutable);
 * ``DROP FUNCTION`` -> the definition (Spark: every definition of the name) is removed;
 * every change appends one definition-log entry mapping every definition to its current version;
   version-ids and timestamps only increase; unknown fields are carried along untouched.
@@ -19,7 +18,7 @@ the definitions its statements touch, instead of reading 100k of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Literal
@@ -291,7 +290,8 @@ def _create(
     if meta is None:
         ts = ctx.clock()
         version = new_version(stmt, 1, ts, reps, deterministic_default)
-        meta = new_metadata(stmt, ctx.new_uuid(), new_definition(stmt, version, def_id), props, ts)
+        new_uuid: Callable[[], object] = ctx.new_uuid  # not a str: new_metadata refuses it
+        meta = new_metadata(stmt, new_uuid(), new_definition(stmt, version, def_id), props, ts)
         return meta, Change("created-function", key, def_id, 1), warnings
 
     if existing is None:

@@ -70,7 +70,9 @@ def query_free(ast: Any, parameters: Sequence[str], *, private: bool = False) ->
     rewritten = False
     try:
         # Innermost first: an inner query that becomes an expression may let its outer one go.
-        for node in reversed(queries):
+        # (A reversed copy, not reversed(): mypyc 2.4.1 cannot compile reversed() of a list of
+        # Any.)
+        for node in queries[::-1]:
             if _is_query_expression(node):
                 replacement = _rewrite(node)
                 rewritten = True

@@ -483,9 +483,12 @@ def _emit(
 
 
 # Tokens are made by the million: their slots are filled directly, which is what the generated
-# __init__ of a frozen dataclass does through object.__setattr__, at half the cost.
-_new = object.__new__
-_set_kind = Token.__dict__["kind"].__set__
-_set_start = Token.__dict__["start"].__set__
-_set_end = Token.__dict__["end"].__set__
-_set_text = Token.__dict__["text"].__set__
+# __init__ of a frozen dataclass does through object.__setattr__, at half the cost. Through the
+# class's own __new__ and vars(): the same object.__new__ and slot descriptors interpreted, and
+# what works when mypyc compiles Token as a native class (whose instances object.__new__ refuses
+# to make, and whose __dict__ a compiled module cannot read through the class).
+_new = Token.__new__
+_set_kind = vars(Token)["kind"].__set__
+_set_start = vars(Token)["start"].__set__
+_set_end = vars(Token)["end"].__set__
+_set_text = vars(Token)["text"].__set__

@@ -15,7 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, TypeVar
 
-from lark import Lark, Token, Transformer, Tree
+from lark import Lark, Token, Tree
 from lark.exceptions import (
     UnexpectedCharacters,
     UnexpectedEOF,
@@ -28,13 +28,13 @@ from lark.lexer import TerminalDef
 
 from translator.dialects import parser_cache
 from translator.dialects.inline_loop import (
-    METHOD,
     NotParsed,
     Tables,
     builder_tables,
     parse_inline,
     share_entries,
 )
+from translator.dialects.transformers import Callbacks, Walk
 from translator.errors import Position, SqlSyntaxError, TranslatorError, position_at
 
 __all__ = [
@@ -122,7 +122,7 @@ def inline_parser(name: str, start: str, builder: type) -> Lark | Tables:
     full garbage collection to traverse (about 4,500 objects a dialect).
     """
     plain = load_parser(name, start, positions=False)
-    callbacks = _Callbacks(builder, {r.alias or r.origin.name for r in plain.rules})
+    callbacks = Callbacks(builder, {r.alias or r.origin.name for r in plain.rules}, _running)
     plugins = _lark_cython()
     if plugins is None:
         tables = builder_tables(plain, callbacks)
@@ -160,28 +160,6 @@ def _lark_cython() -> dict[str, Any] | None:
         return None
     plugins: dict[str, Any] = lark_cython.plugins
     return plugins
-
-
-class _Callbacks:
-    """A stand-in Transformer for :func:`inline_parser`: one attribute per rule that ``builder``
-    has a method for, calling that method on the builder :func:`run_inline` is running."""
-
-    def __init__(self, builder: type, rules: set[str]) -> None:
-        for rule in rules:
-            method = getattr(builder, str(rule), None)
-            if str(rule).startswith("_") or not callable(method):
-                continue
-
-            # run_inline has made this thread's stack: callbacks run only inside it
-            def call(
-                children: list[Any],
-                method: Callable[..., Any] = method,
-                running: threading.local = _running,
-            ) -> Any:
-                return method(running.stack[-1], children)
-
-            setattr(call, METHOD, method)  # the inline loop calls it on the Builder itself
-            setattr(self, str(rule), call)
 
 
 def run_inline(parser: Lark | Tables, builder: Any, text: str) -> Any:
@@ -316,26 +294,12 @@ def error_at(cls: type[_E], message: str, text: str, offset: int, base: Position
     return cls(message, pos, source_line=source_line(text, offset, base))
 
 
-class _Walk(Transformer[Token, Any]):
-    """lark's tree walk calling a Builder's methods, one a rule, as if the Builder were the
-    Transformer: lark finds a rule's method with ``getattr`` on the walk, which passes the
-    names it does not have itself to the Builder. The Builders stay plain classes (a class
-    compiled by mypyc cannot derive from lark's), and the inline loop calls them directly."""
-
-    def __init__(self, builder: object) -> None:
-        super().__init__(visit_tokens=False)
-        self._builder = builder
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._builder, name)
-
-
 def transform(builder: object, tree: Tree[Token], too_deep: Callable[[], TranslatorError]) -> Any:
     """Walk ``tree`` with ``builder``'s methods (what a Transformer with those methods does);
     our own errors raised inside come out unwrapped (lark wraps them in ``VisitError``) and a
     tree too deep for Python's stack becomes ``too_deep()``."""
     try:
-        return _Walk(builder).transform(tree)
+        return Walk(builder).transform(tree)
     except VisitError as e:
         if isinstance(e.orig_exc, TranslatorError):
             raise e.orig_exc from None

@@ -5,6 +5,7 @@ must be the chain's."""
 from __future__ import annotations
 
 import inspect
+import subprocess
 import sys
 from collections.abc import Mapping
 
@@ -170,3 +171,20 @@ def test_a_deep_body_is_too_deep_where_it_was(build) -> None:  # type: ignore[no
     assert {outcomes[n, type_of] == "too deep" for n, _ in trees} == {True, False}
     for n, _ in trees:
         assert outcomes[n, type_of] == outcomes[n, _chain], n
+
+
+def test_a_body_far_deeper_than_the_stack_is_compiled_in_one_piece() -> None:
+    """200,000 terms: deeper than any stack holds. ``type_of`` recurses one frame a level and
+    leaves a tree too deep for Python's recursion limit to the analyzer's "too deep"; compiled
+    by mypyc it would recurse past the limit (a native call takes no Python frame) until the C
+    stack overflows and the process dies. Run in a child process, so that a crash is a failure
+    here rather than the end of the suite (the native build's suite runs this too)."""
+    code = (
+        "from translator.api import compile_script\n"
+        "r = compile_script('CREATE FUNCTION f(x integer) RETURNS integer RETURN x'"
+        " + ' + x' * 200_000, 'trino')\n"
+        "print(len(r.errors), len(r.functions))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["0", "1"]

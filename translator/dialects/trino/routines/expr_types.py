@@ -43,6 +43,11 @@ INTEGER_TYPES = (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT)
 _INTEGER_DIGITS = {T.TINYINT: 3, T.SMALLINT: 5, T.INT: 10, T.BIGINT: 19}
 _NUMERIC = (*INTEGER_TYPES, T.DECIMAL, T.FLOAT, T.DOUBLE)
 _TEXT = (T.VARCHAR, T.CHAR)
+#: The scalar types whose coercions this module judges; a type outside them (nested, temporal)
+#: is taken as coercible.
+_JUDGED = (*_NUMERIC, *_TEXT, T.BOOLEAN)
+#: What a text value does not coerce to.
+_NOT_FROM_TEXT = (*_NUMERIC, T.BOOLEAN)
 
 
 @lru_cache(maxsize=4096)  # keyed by what a script says: bounded
@@ -175,23 +180,23 @@ def can_coerce(source: exp.DataType, target: exp.DataType) -> bool:
             # variables (DECLARE a tinyint DEFAULT 6), so a literal may narrow.
             return True
         # Any decimal: whether a small integer fits a narrow decimal is left to Trino.
-        return t in (T.DECIMAL, T.FLOAT, T.DOUBLE) or t not in (*_NUMERIC, *_TEXT, T.BOOLEAN)
+        return t in (T.DECIMAL, T.FLOAT, T.DOUBLE) or t not in _JUDGED
     if s == T.DECIMAL:
         if t == T.DECIMAL:
             (p1, s1), (p2, s2) = _decimal(source), _decimal(target)
             return s2 >= s1 and p2 - s2 >= p1 - s1
-        return t in (T.FLOAT, T.DOUBLE) or t not in (*_NUMERIC, *_TEXT, T.BOOLEAN)
+        return t in (T.FLOAT, T.DOUBLE) or t not in _JUDGED
     if s == T.FLOAT:
-        return t in (T.FLOAT, T.DOUBLE) or t not in (*_NUMERIC, *_TEXT, T.BOOLEAN)
+        return t in (T.FLOAT, T.DOUBLE) or t not in _JUDGED
     if s in (T.DOUBLE, T.BOOLEAN):
-        return t == s or t not in (*_NUMERIC, *_TEXT, T.BOOLEAN)
+        return t == s or t not in _JUDGED
     if s in _TEXT:
         if t in _TEXT:
             # Only a known length is judged: the lengths of function results (upper(s) keeps
             # s's) are not derived here, so an unbounded varchar may be a short one.
             have, want = _length(source), _length(target)
             return want is None or have is None or have <= want
-        return t not in (*_NUMERIC, T.BOOLEAN)
+        return t not in _NOT_FROM_TEXT
     return True
 
 
@@ -205,7 +210,7 @@ def common_super_type(a: exp.DataType, b: exp.DataType) -> exp.DataType | None:
         return parse_type("double")
     if a.this in _TEXT and b.this in _TEXT:
         return parse_type("varchar")
-    if {a.this, b.this} <= {*_NUMERIC, *_TEXT, T.BOOLEAN}:
+    if a.this in _JUDGED and b.this in _JUDGED:
         return None
     return a  # nested or temporal types: not judged here
 

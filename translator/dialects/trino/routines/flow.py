@@ -105,10 +105,15 @@ def case(branches: Sequence[tuple[exp.Expr, exp.Expr]], default: exp.Expr) -> ex
     return exp.Case(ifs=ifs, default=default)
 
 
+#: The nodes that stand as one term where an operand goes (a CASE, though a Func, does not).
+#: A tuple named once, not a local union of classes, which mypyc would compile as unbound (see
+#: ``meaning._ATOMIC``).
+_ATOMIC = (exp.Column, exp.Literal, exp.Paren, exp.Func, exp.Dot, exp.Bracket, exp.Null)
+
+
 def wrap(e: exp.Expr) -> exp.Expr:
     """``e`` where an operand goes: in parentheses unless it is one term already."""
-    atomic = exp.Column | exp.Literal | exp.Paren | exp.Func | exp.Dot | exp.Bracket | exp.Null
-    return e if isinstance(e, atomic) and not isinstance(e, exp.Case) else exp.Paren(this=e)
+    return e if isinstance(e, _ATOMIC) and not isinstance(e, exp.Case) else exp.Paren(this=e)
 
 
 def size(e: exp.Expr) -> int:
@@ -118,7 +123,6 @@ def size(e: exp.Expr) -> int:
 PLAIN = re.compile(r"[a-z_][a-z0-9_]*")
 
 
-@dataclass(slots=True)
 class Lowerer(Protocol):
     """What a loop's lowering asks of the statement lowering (:class:`.lowering._Lowering`)."""
 

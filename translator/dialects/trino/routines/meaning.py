@@ -158,11 +158,14 @@ def _text(n: exp.Expr) -> str:
     return n.sql(dialect=TRINO)
 
 
+#: The nodes that stand as one term where an operand goes (a CASE, though a Func, does not).
+#: A tuple named once: a local union of classes (``atomic = A | B``) is a type alias to mypy, and
+#: mypyc compiles no assignment for it, so the compiled module would read it as unbound.
+_ATOMIC = (exp.Column, exp.Literal, exp.Paren, exp.Func, exp.Identifier, exp.Dot, exp.Bracket)
+
+
 def _paren(n: exp.Expr) -> exp.Expr:
-    atomic = (
-        exp.Column | exp.Literal | exp.Paren | exp.Func | exp.Identifier | exp.Dot | exp.Bracket
-    )
-    return n if isinstance(n, atomic) and not isinstance(n, exp.Case) else exp.Paren(this=n)
+    return n if isinstance(n, _ATOMIC) and not isinstance(n, exp.Case) else exp.Paren(this=n)
 
 
 def _call(name: str, *args: exp.Expr) -> exp.Anonymous:
