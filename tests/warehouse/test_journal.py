@@ -58,3 +58,50 @@ def test_an_interrupted_runs_journal_is_replaced(tmp_path: Path, anonymous: bool
     assert os.listdir(tmp_path / JOURNAL_DIR) == ["k.json"]
     journal.clear()
     assert os.listdir(tmp_path / JOURNAL_DIR) == [] and not journal.written
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[]",
+        '{"functions": 5}',
+        '{"functions": [1]}',
+        '{"functions": [{"namespace": "ns"}]}',
+        '{"functions": [{"namespace": "ns", "name": "f", "base": 7}]}',
+        '{"functions": [{"namespace": "..", "name": "f"}]}',
+        "{not json",
+    ],
+)
+def test_a_malformed_journal_is_refused_with_its_path(tmp_path: Path, text: str) -> None:
+    """A journal file may hold anything: each malformed shape is one WarehouseError naming the
+    file and what to do, never a Python error from reading it."""
+    from translator.warehouse import WarehouseError
+
+    (tmp_path / JOURNAL_DIR).mkdir()
+    journal = Journal(LocalStore(tmp_path), "k")
+    (tmp_path / JOURNAL_DIR / "k.json").write_text(text)
+    with pytest.raises(WarehouseError) as e:
+        journal.recorded()
+    message = str(e.value)
+    assert "k.json: unreadable journal of an interrupted apply" in message
+    assert message.endswith("delete it to apply from scratch")
+
+
+def test_a_journal_that_cannot_be_opened_is_not_called_unreadable(tmp_path: Path) -> None:
+    """An error of the system (here a folder where the file should be: EISDIR) says that the
+    file could not be read, not that its content is bad and should be deleted."""
+    from translator.warehouse import WarehouseError
+
+    (tmp_path / JOURNAL_DIR / "k.json").mkdir(parents=True)
+    with pytest.raises(WarehouseError) as e:
+        Journal(LocalStore(tmp_path), "k").recorded()
+    assert "cannot read the journal of an interrupted apply" in str(e.value)
+    assert "delete it" not in str(e.value)
+
+
+def test_a_well_formed_journal_reads_back_as_recorded(tmp_path: Path) -> None:
+    store = LocalStore(tmp_path)
+    journal = Journal(store, "k")
+    bases = {FunctionRef("ns", "f"): None, FunctionRef("ns", "g"): "ns/g/metadata/x.json"}
+    journal.record(bases)
+    assert Journal(store, "k").recorded() == bases

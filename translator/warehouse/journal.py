@@ -60,17 +60,21 @@ class Journal:
     def recorded(self) -> dict[FunctionRef, str | None]:
         """What an interrupted run of the same apply recorded (empty: none)."""
         try:
-            raw = json.loads(self.store.read_bytes(self.rel))
+            data = self.store.read_bytes(self.rel)
         except (FileNotFoundError, NotADirectoryError):
             return {}
-        except (OSError, ValueError) as e:
+        except OSError as e:  # no descriptor left, an I/O error: the file may be fine
+            raise WarehouseError(
+                f"{self.store.location(self.rel)}: cannot read the journal of an interrupted "
+                f"apply ({e.strerror or e})"
+            ) from None
+        try:
+            return _entries(json.loads(data))
+        except (ValueError, WarehouseError) as e:
             raise WarehouseError(
                 f"{self.store.location(self.rel)}: unreadable journal of an interrupted apply "
                 f"({e}); delete it to apply from scratch"
             ) from None
-        return {
-            FunctionRef(e["namespace"], e["name"]): e.get("base") for e in raw.get("functions", [])
-        }
 
     def record(self, bases: Mapping[FunctionRef, str | None]) -> None:
         """Add ``bases`` (first one recorded wins) and write the journal before a commit."""
@@ -100,6 +104,25 @@ class Journal:
     def clear(self) -> None:
         self.store.remove(self.rel)
         self.written = False
+
+
+def _entries(raw: object) -> dict[FunctionRef, str | None]:
+    """The recorded functions of a journal's document, its shape checked (a file in the
+    warehouse may hold anything): ``{"functions": [{"namespace", "name", "base"}, ...]}``."""
+    functions = raw.get("functions", []) if isinstance(raw, dict) else None
+    if not isinstance(functions, list):
+        raise ValueError("not a journal: no list of functions")
+    out: dict[FunctionRef, str | None] = {}
+    for entry in functions:
+        if not isinstance(entry, dict):
+            raise ValueError("a function's entry is not an object")
+        namespace, name, base = entry.get("namespace"), entry.get("name"), entry.get("base")
+        if not (isinstance(namespace, str) and isinstance(name, str)):
+            raise ValueError("a function's entry has no namespace or name")
+        if base is not None and not isinstance(base, str):
+            raise ValueError(f"{namespace}.{name}: its base is not a path")
+        out[FunctionRef(namespace, name)] = base
+    return out
 
 
 def committed_before(
