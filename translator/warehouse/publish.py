@@ -49,6 +49,7 @@ from translator.warehouse.syncs import (
 __all__ = [
     "ANONYMOUS_AVAILABLE",
     "BeforePublish",
+    "link_temp",
     "publish_anonymous",
     "publish_via_temp_name",
 ]
@@ -178,6 +179,23 @@ def publish_anonymous(
             os.close(dir_fd)
 
 
+def link_temp(tmp: str, target: str, folder: str) -> None:
+    """Give the temporary file ``tmp`` its name ``target`` (``FileExistsError``: taken); a file
+    system that refuses hard links is :class:`UnsupportedStorageError`, in words a user acts on."""
+    try:
+        os.link(tmp, target)
+    except (FileExistsError, FileNotFoundError):
+        raise
+    except OSError as e:
+        if e.errno in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise UnsupportedStorageError(
+                f"{folder}: the file system refuses hard links ({e.strerror}), so "
+                "metadata files cannot be created atomically-if-absent; use a local "
+                "POSIX file system or a SQL catalog"
+            ) from e
+        raise
+
+
 def publish_via_temp_name(
     folder: str,
     name: str,
@@ -210,18 +228,7 @@ def publish_via_temp_name(
         settle()  # and every change this process made visible before
         if before_publish is not None:
             before_publish(Path(tmp), Path(target))
-        try:
-            os.link(tmp, target)
-        except (FileExistsError, FileNotFoundError):
-            raise
-        except OSError as e:
-            if e.errno in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
-                raise UnsupportedStorageError(
-                    f"{folder}: the file system refuses hard links ({e.strerror}), so "
-                    "metadata files cannot be created atomically-if-absent; use a local "
-                    "POSIX file system or a SQL catalog"
-                ) from e
-            raise
+        link_temp(tmp, target, folder)
     finally:
         wait(syncing)
         with contextlib.suppress(FileNotFoundError):

@@ -19,7 +19,6 @@ a process that lives on would leave).
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -27,7 +26,6 @@ from pathlib import Path
 
 from translator.fileio import make_dirs as make_folders
 from translator.warehouse import publish
-from translator.warehouse.errors import UnsupportedStorageError
 from translator.warehouse.publish import BeforePublish, publish_via_temp_name, write_data
 from translator.warehouse.syncs import (
     Sync,
@@ -120,18 +118,7 @@ class Staged:
         target = f"{self.folder}/{self.name}"
         if before_publish is not None:
             before_publish(Path(self.tmp), Path(target))
-        try:
-            os.link(self.tmp, target)
-        except (FileExistsError, FileNotFoundError):
-            raise
-        except OSError as e:
-            if e.errno in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
-                raise UnsupportedStorageError(
-                    f"{self.folder}: the file system refuses hard links ({e.strerror}), so "
-                    "metadata files cannot be created atomically-if-absent; use a local "
-                    "POSIX file system or a SQL catalog"
-                ) from e
-            raise
+        publish.link_temp(self.tmp, target, self.folder)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.tmp)
         self.tmp = ""
