@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.figures import (
+    COMPILE,
+    FAST,
+    MIGRATE,
+    OWN_US,
+    compile_ratio,
+    migrate_ratio,
+    own_us,
+    span,
+)
+
 #: The targets table's rows the native build has a figure for.
 ROWS = ("1.", "2.", "3.", "4.", "4'.")
-
-
-def _range(values: list[float], fmt: str) -> str:
-    lo, hi = min(values), max(values)
-    if f"{lo:{fmt}}" == f"{hi:{fmt}}":
-        return f"{lo:{fmt}}"
-    return f"{lo:{fmt}}-{hi:{fmt}}"
 
 
 def native_targets(
@@ -53,21 +57,20 @@ def _native_targets(
 ) -> dict[str, tuple[str, bool | None]]:
     out: dict[str, tuple[str, bool | None]] = dict.fromkeys(ROWS, (missing, None))
     if pure:
-        own = [(r["cpu"]["compile"] - r["cpu"]["floor"]) / r["statements"] * 1e6 for r in pure]
-        out["1."] = (f"{_range(own, '.0f')} µs", max(own) <= 300)
-        ratio = [r["cpu"]["compile"] / r["cpu"]["baseline"] for r in pure]
-        out["2."] = (f"{_range(ratio, '.2f')}x", max(ratio) <= 2.5)
+        own = own_us(pure)
+        out["1."] = (f"{span(own, '.0f')} µs", max(own) <= OWN_US)
+        ratio = compile_ratio(pure, "baseline")
+        out["2."] = (f"{span(ratio, '.2f')}x", max(ratio) <= COMPILE)
     if fast:
-        ratio = [r["cpu"]["compile"] / r["cpu"]["pure_baseline"] for r in fast]
-        out["3."] = (f"{_range(ratio, '.2f')}x (with sqlglotc)", max(ratio) <= 1.5)
+        ratio = compile_ratio(fast, "pure_baseline")
+        out["3."] = (f"{span(ratio, '.2f')}x (with sqlglotc)", max(ratio) <= FAST)
     elif not sqlglotc:
         out["3."] = ("sqlglotc not installed", None)
     runs = migrate["runs"] if migrate is not None else []
-    for row, key, goal in (("4.", "native_pure", 4.0), ("4'.", "native_installed", None)):
+    for row, key, goal in (("4.", "native_pure", MIGRATE), ("4'.", "native_installed", None)):
         if runs and all(f"{key}_cpu" in r for r in runs):
-            ratio = [r[f"{key}_cpu"] / r["sqlglot_cpu"] for r in runs]
-            wall = [r[key] / r["sqlglot"] for r in runs]
-            text = f"{_range(ratio, '.1f')}x (wall {_range(wall, '.1f')}x)"
+            ratio, wall = migrate_ratio(runs, key)
+            text = f"{span(ratio, '.1f')}x (wall {span(wall, '.1f')}x)"
             out[row] = (text, None if goal is None else max(ratio) <= goal)
         elif row == "4'." and not sqlglotc:
             out[row] = ("sqlglotc not installed", None)

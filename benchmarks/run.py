@@ -27,6 +27,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.figures import (
+    COMPILE,
+    FAST,
+    MIGRATE,
+    OWN_US,
+    compile_ratio,
+    migrate_ratio,
+    own_us,
+    span,
+)
 from benchmarks.native import NativeBuild, native_build, process_env
 from benchmarks.native_report import native_note, native_targets, same_output
 from benchmarks.tables import (
@@ -98,13 +108,6 @@ def _spark_available() -> bool:
     return _version("pyspark") is not None and shutil.which("java") is not None
 
 
-def _range(values: list[float], fmt: str) -> str:
-    lo, hi = min(values), max(values)
-    if f"{lo:{fmt}}" == f"{hi:{fmt}}":
-        return f"{lo:{fmt}}"
-    return f"{lo:{fmt}}-{hi:{fmt}}"
-
-
 #: The timed cells of a merge or a commit (benchmarks.merge_scaling).
 _CELLS = ("first", "add", "replace", "unchanged")
 
@@ -129,41 +132,42 @@ def targets(
     table of them, with a column of the native build's figures (by row number, as
     :func:`benchmarks.native_report.native_targets` gives them) when ``native`` is given."""
     rows: list[tuple[str, str, str, bool | None]] = []
-    own = [(r["cpu"]["compile"] - r["cpu"]["floor"]) / r["statements"] * 1e6 for r in pure]
+    own = own_us(pure)
     rows.append(
         (
             "1. our own time per statement beyond sqlglot's work (compile less all its sqlglot "
             "work, pure-Python sqlglot)",
-            f"{_range(own, '.0f')} µs",
-            "<= 300 µs",
-            max(own) <= 300,
+            f"{span(own, '.0f')} µs",
+            f"<= {OWN_US} µs",
+            max(own) <= OWN_US,
         )
     )
-    ratio = [r["cpu"]["compile"] / r["cpu"]["baseline"] for r in pure]
+    ratio = compile_ratio(pure, "baseline")
     rows.append(
         (
             "2. compile, both representations, plain install / pure-sqlglot baseline",
-            f"{_range(ratio, '.2f')}x",
-            "<= 2.5x",
-            max(ratio) <= 2.5,
+            f"{span(ratio, '.2f')}x",
+            f"<= {COMPILE}x",
+            max(ratio) <= COMPILE,
         )
     )
     if fast:
-        ratio = [r["cpu"]["compile"] / r["cpu"]["pure_baseline"] for r in fast]
+        ratio = compile_ratio(fast, "pure_baseline")
         rows.append(
             (
                 "3. compile with the fast extras (sqlglotc) / the same pure-sqlglot baseline "
                 "(timed by a pure-Python process between the slices)",
-                f"{_range(ratio, '.2f')}x",
-                "<= 1.5x",
-                max(ratio) <= 1.5,
+                f"{span(ratio, '.2f')}x",
+                f"<= {FAST}x",
+                max(ratio) <= FAST,
             )
         )
     else:
-        rows.append(("3. compile with the fast extras", "sqlglotc not installed", "<= 1.5x", None))
+        rows.append(
+            ("3. compile with the fast extras", "sqlglotc not installed", f"<= {FAST}x", None)
+        )
     if migrate is not None:
-        ratio = [r["pure_cpu"] / r["sqlglot_cpu"] for r in migrate["runs"]]
-        wall = [r["pure"] / r["sqlglot"] for r in migrate["runs"]]
+        ratio, wall = migrate_ratio(migrate["runs"], "pure")
         secs = [r["pure"] for r in migrate["runs"]]
         failed = max(int(r.get("pure_failed", 0)) for r in migrate["runs"])
         refused = f"; {failed:,} statements refused, as compile refuses them" if failed else ""
@@ -172,18 +176,17 @@ def targets(
                 f"4. `migrate` of {migrate['statements']:,} generated statements into a new "
                 "warehouse, whole processes / processes running only sqlglot parse + generate "
                 f"of the same bodies (plain install; CPU time, wall time in brackets{refused})",
-                f"{_range(ratio, '.1f')}x (wall {_range(wall, '.1f')}x, {_range(secs, '.0f')} s)",
-                "<= 4x",
-                max(ratio) <= 4,
+                f"{span(ratio, '.1f')}x (wall {span(wall, '.1f')}x, {span(secs, '.0f')} s)",
+                f"<= {MIGRATE:g}x",
+                max(ratio) <= MIGRATE,
             )
         )
         if all("installed" in r for r in migrate["runs"]):
-            ratio = [r["installed_cpu"] / r["sqlglot_cpu"] for r in migrate["runs"]]
-            wall = [r["installed"] / r["sqlglot"] for r in migrate["runs"]]
+            ratio, wall = migrate_ratio(migrate["runs"], "installed")
             rows.append(
                 (
                     "4'. the same `migrate` with sqlglotc",
-                    f"{_range(ratio, '.1f')}x (wall {_range(wall, '.1f')}x)",
+                    f"{span(ratio, '.1f')}x (wall {span(wall, '.1f')}x)",
                     "(not a target)",
                     None,
                 )
