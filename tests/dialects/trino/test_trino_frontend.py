@@ -677,6 +677,39 @@ def test_the_plain_body_screen_passes_only_what_the_grammar_takes(body: str) -> 
         )
 
 
+@settings(max_examples=examples(5000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([*_BODY_PIECES, "DOUBLE", "ends", "x.end", "1.end"]),
+            st.sampled_from(["", " ", "\t", "\u00a0"]),
+        ),
+        min_size=1,
+        max_size=14,
+    ).map(lambda pieces: "".join(piece + gap for piece, gap in pieces))
+)
+def test_the_parentheses_shortcut_of_the_screen_answers_as_its_token_loop(body: str) -> None:
+    """A body with no keyword of the rule, no ``[`` and no ``:`` is judged by its parentheses
+    alone: the same answer as the screen's token-by-token loop, on every body."""
+    from translator.dialects.trino import assemble
+
+    masked = assemble._QUOTED_OR_COMMENT.sub(" ", body)
+    plain = assemble._PLAIN_CHARACTERS.fullmatch(masked) is not None and masked.strip() != ""
+    assert assemble._plainly_shaped(body) == (plain and assemble._shaped_tokens(masked))
+
+
+def test_the_parentheses_shortcut_judges_order_as_well_as_count() -> None:
+    from translator.dialects.trino.assemble import _plainly_shaped
+
+    assert _plainly_shaped("abs(x) + (y * 2)")
+    assert _plainly_shaped("CAST(x AS DOUBLE) + ends(1)")  # words that only contain keywords
+    assert not _plainly_shaped(")x(")
+    assert not _plainly_shaped("(x")
+    assert not _plainly_shaped("x)")
+    assert _plainly_shaped("CASE WHEN x THEN 1 ELSE 2 END")  # keywords: the token loop
+    assert not _plainly_shaped("x END")
+
+
 @pytest.mark.parametrize(
     ("body", "at"), [("x::int", 1), ("{1}", 0), ("x # 1", 2), ("`x`", 0), ("abs(x ] + 1", 6)]
 )

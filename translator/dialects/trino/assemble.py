@@ -219,6 +219,11 @@ _SHAPE_TOKEN: Final = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\w*|[A-Za
 #: Words the expression rule reads as keywords (CASE ... WHEN ... THEN ... ELSE ... END) or
 #: that may end an expression elsewhere in the grammar (DO).
 _SHAPE_WORDS: Final = frozenset({"CASE", "WHEN", "THEN", "ELSE", "END", "DO"})
+#: Any of those words standing alone: every word token the loop reads starts and ends at a word
+#: boundary (a token takes every word character after its start), so where this finds none, the
+#: loop meets none either.
+_SHAPE_WORD: Final = re.compile(r"\b(?:CASE|WHEN|THEN|ELSE|END|DO)\b", re.IGNORECASE)
+_PARENS: Final = re.compile(r"[()]")
 
 
 def _plainly_shaped(text: str) -> bool:
@@ -234,6 +239,26 @@ def _plainly_shaped(text: str) -> bool:
     masked = _QUOTED_OR_COMMENT.sub(" ", text)
     if _PLAIN_CHARACTERS.fullmatch(masked) is None or not masked.strip():
         return False
+    if (
+        "[" not in masked
+        and "]" not in masked
+        and ":" not in masked
+        and _SHAPE_WORD.search(masked) is None
+    ):
+        # Most bodies: no keyword of the rule, no ``[`` and no ``:``: the shape is the
+        # parentheses' alone (no token of :func:`_shaped_tokens` holds one).
+        depth = 0
+        for paren in _PARENS.findall(masked):
+            depth += 1 if paren == "(" else -1
+            if depth < 0:
+                return False
+        return depth == 0
+    return _shaped_tokens(masked)
+
+
+def _shaped_tokens(masked: str) -> bool:
+    """:func:`_plainly_shaped`'s screen token by token, on a text whose strings, quoted names
+    and comments are masked and whose characters are all plain."""
     open_: list[str] = []
     for tok in _SHAPE_TOKEN.findall(masked):  # strings, not match objects: most are words
         if len(tok) > 4:  # a word or a number that is no keyword
