@@ -76,6 +76,7 @@ def test_kind_tables_answer_as_isinstance_does() -> None:
         assert bool(scope & sqltrees._COLUMN) == issubclass(cls, exp.Column)
         assert bool(scope & sqltrees._LAMBDA) == issubclass(cls, exp.Lambda)
         assert bool(scope & sqltrees._SELECT) == issubclass(cls, exp.Select)
+        assert bool(scope & sqltrees._LEAF) == (cls in (exp.Identifier, exp.Literal))
         part = reading._PART_KINDS[cls]
         assert bool(part & reading._COLUMN) == issubclass(cls, exp.Column)
         assert bool(part & reading._CALL) == issubclass(cls, exp.Func)
@@ -98,6 +99,28 @@ def test_kind_tables_answer_as_isinstance_does() -> None:
         assert bool(kind & query_free._QUERY) == issubclass(cls, (exp.Exists, exp.In, exp.Subquery))
         assert bool(kind & query_free._COLUMN) == issubclass(cls, exp.Column)
         assert bool(kind & query_free._AGGREGATE) == issubclass(cls, (exp.AggFunc, exp.Window))
+
+
+def test_identifiers_and_literals_hold_no_node() -> None:
+    """What lets the scoped walk and ``unlink`` pass over an identifier's or a literal's
+    arguments: sqlglot's parsers and builders put only text and flags there."""
+    from sqlglot import exp
+
+    trees = [
+        *_trees(),
+        exp.column("a", table="t"),
+        exp.Literal.number(1),
+        exp.Literal.string("s"),
+        exp.to_identifier("x", quoted=True),
+        sqlglot.parse_one("SELECT `a`.`b`, 'x', 1e5, -2 FROM t", read="spark"),
+    ]
+    seen = 0
+    for tree in trees:
+        for node in breadth_first(tree):
+            if type(node) in (exp.Identifier, exp.Literal):
+                seen += 1
+                assert not any(isinstance(v, (exp.Expr, list)) for v in node.args.values())
+    assert seen > 1000
 
 
 @contextmanager

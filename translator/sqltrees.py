@@ -205,8 +205,10 @@ def _walk_scope(
         if unlinking:
             node.parent = None
         kind = kinds[type(node)]
-        if not kind:  # most nodes are none of the three: one test instead of three
+        if not kind:  # most inner nodes are none of these: one test instead of four
             pass
+        elif kind & _LEAF:  # a name or a literal: nothing below it (see _LEAF)
+            continue
         elif kind & _COLUMN:
             if node.args.get("table") is None or not node.table:  # has_no_table, inline
                 columns.append(node)
@@ -231,13 +233,20 @@ def _walk_scope(
     return qualified
 
 
-#: What the walks here ask of a node, by its class (bits: a column, a lambda, a SELECT).
-_COLUMN, _LAMBDA, _SELECT = 1, 2, 4
+#: What the walks here ask of a node, by its class (bits: a column, a lambda, a SELECT, a leaf).
+_COLUMN, _LAMBDA, _SELECT, _LEAF = 1, 2, 4, 8
+_SCOPED = _COLUMN | _LAMBDA | _SELECT
+#: The classes whose nodes hold no node: sqlglot makes an identifier of a name's text and a
+#: literal of its token's text (``this``, a ``str``; the rest flags). Nearly half of a body's
+#: nodes are one of the two; a walk skips reading their arguments. These classes exactly (a
+#: subclass, which sqlglot has none of, is walked as any node).
+_LEAVES = frozenset((exp.Identifier, exp.Literal))
 _SCOPE_KINDS: ByClass[int] = ByClass(
     lambda cls: (
         (_COLUMN if issubclass(cls, exp.Column) else 0)
         | (_LAMBDA if issubclass(cls, exp.Lambda) else 0)
         | (_SELECT if issubclass(cls, exp.Select) else 0)
+        | (_LEAF if cls in _LEAVES else 0)
     )
 )
 
@@ -250,7 +259,7 @@ def plain_scope(nodes: list[Any]) -> tuple[list[Any], set[str]] | None:
     kinds = _SCOPE_KINDS
     for n in nodes:
         kind = kinds[type(n)]
-        if not kind:
+        if not kind & _SCOPED:
             continue
         if kind & _SELECT and n.args.get("from_"):
             return None
@@ -275,12 +284,14 @@ def unlink(root: exp.Expr) -> None:
     A node's type (``_type``) is not walked: sqlglot may annotate nodes with types it shares
     between trees, whose links must stay as they are (a type left linked is freed by the
     collector, as before)."""
-    expr = exp.Expr
+    expr, leaves = exp.Expr, _LEAVES
     stack = [root]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
         node.parent = None
+        if node.__class__ in leaves:
+            continue
         for value in node.args.values():
             if isinstance(value, expr):  # the common case first: no call of type()
                 push(value)
