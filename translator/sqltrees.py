@@ -59,6 +59,12 @@ class ByClass(dict[type, V], Generic[V]):
 #: check of a node's meta is one C-level ``issuperset``, not a generator per node).
 _SCALARS = frozenset((int, str, float, bool, type(None)))
 
+#: The classes whose nodes hold no node: sqlglot makes an identifier of a name's text and a
+#: literal of its token's text (``this``, a ``str``; the rest flags). Nearly half of a body's
+#: nodes are one of the two; the walks and the copy do not read their arguments for nodes.
+#: These classes exactly (a subclass, which sqlglot has none of, is walked as any node).
+_LEAVES = frozenset((exp.Identifier, exp.Literal))
+
 
 def copy_tree(root: Any) -> Any:
     """``root.copy()``, the same tree at about half the cost.
@@ -72,6 +78,7 @@ def copy_tree(root: Any) -> Any:
     out = root.__class__()
     stack = [(root, out)]
     pop, push = stack.pop, stack.append
+    leaves = _LEAVES
     while stack:
         node, copy = pop()
         if node.comments is not None:
@@ -83,6 +90,11 @@ def copy_tree(root: Any) -> Any:
             scalars = _SCALARS.issuperset(map(type, meta.values()))
             copy._meta = dict(meta) if scalars else deepcopy(meta)
         args = copy.args
+        if node.__class__ in leaves:  # text and flags only (see _LEAVES)
+            args.update(node.args)
+            if node._hash is not None:
+                copy._hash = node._hash
+            continue
         leaf = True  # sqlglot's set/append would clear a copied hash below: kept on leaves only
         for key, value in node.args.items():
             if isinstance(value, exp.Expr):
@@ -116,17 +128,20 @@ def breadth_first(root: exp.Expr) -> list[exp.Expr]:
     """``list(root.walk())``: breadth first, children in argument order."""
     out = [root]
     append = out.append
-    expr = exp.Expr
+    expr, leaves = exp.Expr, _LEAVES
     i = 0
     while i < len(out):
-        for value in out[i].args.values():
+        node = out[i]
+        i += 1
+        if node.__class__ in leaves:  # text and flags only (see _LEAVES)
+            continue
+        for value in node.args.values():
             if isinstance(value, expr):  # the common case first
                 append(value)
             elif isinstance(value, list):
                 for v in value:
                     if isinstance(v, expr):
                         append(v)
-        i += 1
     return out
 
 
@@ -136,12 +151,14 @@ def depth_first(root: exp.Expr) -> list[exp.Expr]:
     list of each node's children is made)."""
     out: list[exp.Expr] = []
     append = out.append
-    expr = exp.Expr
+    expr, leaves = exp.Expr, _LEAVES
     stack = [root]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
         append(node)
+        if node.__class__ in leaves:  # text and flags only (see _LEAVES)
+            continue
         for value in reversed(node.args.values()):
             if isinstance(value, expr):
                 push(value)
@@ -236,11 +253,6 @@ def _walk_scope(
 #: What the walks here ask of a node, by its class (bits: a column, a lambda, a SELECT, a leaf).
 _COLUMN, _LAMBDA, _SELECT, _LEAF = 1, 2, 4, 8
 _SCOPED = _COLUMN | _LAMBDA | _SELECT
-#: The classes whose nodes hold no node: sqlglot makes an identifier of a name's text and a
-#: literal of its token's text (``this``, a ``str``; the rest flags). Nearly half of a body's
-#: nodes are one of the two; a walk skips reading their arguments. These classes exactly (a
-#: subclass, which sqlglot has none of, is walked as any node).
-_LEAVES = frozenset((exp.Identifier, exp.Literal))
 _SCOPE_KINDS: ByClass[int] = ByClass(
     lambda cls: (
         (_COLUMN if issubclass(cls, exp.Column) else 0)
