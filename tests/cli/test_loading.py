@@ -4,13 +4,14 @@ inside a run of the command that froze the heap itself."""
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
 from contextlib import nullcontext
 
 import pytest
 
 from translator.cli import console
-from translator.cli.loading import frozen_run, settled
+from translator.cli.loading import compiler, frozen_run, settled
 
 
 @pytest.fixture(autouse=True)
@@ -78,3 +79,15 @@ def test_the_command_loads_settled_within_its_run_and_unfreezes_all_at_its_end(
     assert console.main(["--version"]) == 0
     assert seen["loaded"] >= seen["start"] > 1000
     assert gc.get_freeze_count() == 0
+
+
+def test_a_compiling_command_loads_the_compiler_both_dialects_and_its_own_modules() -> None:
+    from translator import dialects
+
+    with frozen_run(True):
+        compiler("translator.migrate.run")
+        frozen = gc.get_freeze_count()
+    assert gc.isenabled()
+    assert {"translator.api", "translator.migrate.run"} <= set(sys.modules)
+    assert set(dialects._LOADED) == set(dialects.DIALECTS)
+    assert frozen > 1000

@@ -19,11 +19,13 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from importlib import import_module
 from typing import TypeVar
 
 from translator.collector import bulk_allocation
+from translator.dialects import DIALECTS, get_dialect
 
-__all__ = ["frozen_run", "settled"]
+__all__ = ["compiler", "frozen_run", "settled"]
 
 _T = TypeVar("_T")
 
@@ -55,3 +57,18 @@ def settled(load: Callable[[], _T]) -> _T:
         loaded = load()
         gc.freeze()  # before the collector is back on: no collection in between walks it
     return loaded
+
+
+def compiler(*modules: str) -> None:
+    """Load the compiler, both dialects (a statement is read in one and its DDL emitted in
+    both) and ``modules`` (a command's own, e.g. the migration's), settled: what a command that
+    compiles loads before its first statement."""
+
+    def load() -> None:
+        import_module("translator.api")
+        for module in modules:
+            import_module(module)
+        for name in DIALECTS:
+            get_dialect(name)
+
+    settled(load)

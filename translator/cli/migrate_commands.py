@@ -23,7 +23,7 @@ from translator.cli.args import (
     open_warehouse,
     warehouse_parent,
 )
-from translator.cli.loading import settled
+from translator.cli.loading import compiler
 from translator.cli.output import MigrationProgress, print_summary
 from translator.dialects import DIALECTS
 from translator.errors import TranslatorError
@@ -48,18 +48,8 @@ def _check_output(flag: str, value: str | None) -> None:
         raise UsageError(f"{flag} {value}: folder {parent} does not exist")
 
 
-def _load() -> None:
-    """What a migration runs: the compiler, the warehouse and both dialects (a statement is read
-    in one and its DDL emitted in both), loaded once before its first statement."""
-    import translator.migrate.run  # noqa: F401
-    from translator.dialects import get_dialect
-
-    for name in DIALECTS:
-        get_dialect(name)
-
-
 def _cmd_migrate(args: argparse.Namespace) -> int:
-    settled(_load)
+    compiler("translator.migrate.run")
     from translator.migrate import NOT_READ, list_migration_files, migrate_directory
 
     src = Path(args.src)
