@@ -3,12 +3,15 @@ built one's results and errors, and a file the cache cannot vouch for is not use
 
 from __future__ import annotations
 
-import json
+import hashlib
+import marshal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from lark import Lark
+from lark.grammar import Rule
+from lark.lexer import TerminalDef
 
 from translator.dialects import parser_cache
 from translator.dialects.grammar import grammar_text, load_parser
@@ -46,7 +49,7 @@ def _results() -> list[str]:
 
 def test_a_loaded_parser_gives_the_built_ones_results(cache_home: Path) -> None:
     built = _results()
-    assert len(list(cache_home.glob("lark-*.json"))) >= 2
+    assert len(list(cache_home.glob("lark-*.marshal"))) >= 2
     load_parser.cache_clear()
     calls: list[str] = []
     real = parser_cache.cached_parser
@@ -82,19 +85,35 @@ def test_a_damaged_or_stale_file_is_not_used(cache_home: Path) -> None:
 
     built: list[int] = []
     first = parser_cache.cached_parser(_text(), _options(), build)
-    (path,) = cache_home.glob("lark-*.json")
+    (path,) = cache_home.glob("lark-*.marshal")
     parser_cache.cached_parser(_text(), _options(), build)
     assert built == [1]  # the second came from the file
 
-    path.write_text(path.read_text()[:-100])  # cut short
+    whole = path.read_bytes()
+    path.write_bytes(whole[:-100])  # cut short
     parser_cache.cached_parser(_text(), _options(), build)
     assert built == [1, 1]
 
-    other = path.read_text().replace('"key": "', '"key": "0', 1)  # another grammar's file
-    path.write_text(other)
-    again = parser_cache.cached_parser(_text(), _options(), build)
+    damaged = bytearray(path.read_bytes())
+    damaged[len(damaged) // 2] ^= 0x40  # one bit flipped: the digest differs, nothing decoded
+    path.write_bytes(bytes(damaged))
+    parser_cache.cached_parser(_text(), _options(), build)
     assert built == [1, 1, 1]
+
+    # another grammar's file, whole and with a right digest: its key is not this one
+    document = marshal.loads(path.read_bytes()[len(parser_cache._MAGIC) + 32 :])
+    document["key"] = "0" + document["key"]
+    payload = marshal.dumps(document)
+    path.write_bytes(parser_cache._MAGIC + hashlib.sha256(payload).digest() + payload)
+    again = parser_cache.cached_parser(_text(), _options(), build)
+    assert built == [1, 1, 1, 1]
     assert again.parse("array(bigint)") == first.parse("array(bigint)")
+
+    path.write_bytes(b"not a cache file at all")
+    parser_cache.cached_parser(_text(), _options(), build)
+    assert built == [1, 1, 1, 1, 1]
+    assert path.read_bytes().startswith(parser_cache._MAGIC)  # written again
+    assert path.stat().st_mode & 0o077 == 0  # its owner's only
 
 
 def test_no_cache_when_turned_off_or_unwritable(
@@ -109,26 +128,16 @@ def test_no_cache_when_turned_off_or_unwritable(
     assert parser.parse("bigint") is not None
 
 
-def test_the_encoding_round_trips_tuples_dicts_and_tables_of_tuples() -> None:
+def test_a_file_gives_back_lark_s_serialized_parser_equal_and_of_the_same_types(
+    cache_home: Path,
+) -> None:
     """What lark's serialized parser holds (tuples, dicts keyed by numbers, LALR states whose
-    values are all tuples) comes back equal and of the same types from the JSON text."""
-    value = {
-        "states": {0: {3: (0, 12), 7: (1, {"@": 4})}, 1: {}},
-        "by_name": {"a": (1, ("x", [2, 3])), "b": ()},
-        "keyed": {(1, "t"): ["u", (2,)], "\x00tuple": 1},
-        "plain": [1, "s", None, 2.5, True],
-    }
-    text = json.dumps(parser_cache._encode(value), ensure_ascii=True)
-    back = json.loads(text, object_hook=parser_cache._decode)
-    assert back == value
-    assert type(back["states"][0][3]) is tuple and type(back["by_name"]["a"][1]) is tuple
-    assert list(back["keyed"]) == [(1, "t"), "\x00tuple"]
-    assert "\\u0000tuples" in text  # the states' rows, not an object a tuple
-
-
-def test_a_grammars_file_keeps_its_table_rows_compact(cache_home: Path) -> None:
-    load_parser("spark", positions=False)
-    (path,) = cache_home.glob("lark-*.json")
-    text = path.read_text("utf-8")
-    assert text.count("\\u0000tuples") > 300  # one a parser state
-    assert text.count('\\u0000tuple"') < 200  # not one a table action
+    values are tuples) comes back from the file equal, tuples as tuples."""
+    parser = Lark(_text(), **_options())  # type: ignore[arg-type]
+    parser_cache.cached_parser(_text(), _options(), lambda: parser)
+    (path,) = cache_home.glob("lark-*.marshal")
+    document = marshal.loads(path.read_bytes()[len(parser_cache._MAGIC) + 32 :])
+    data, memo = parser.memo_serialize([TerminalDef, Rule])
+    assert document == {"key": parser_cache._key(_text(), _options()), "data": data, "memo": memo}
+    states = document["data"]["parser"]["parser"]["states"]
+    assert all(type(action) is tuple for row in states.values() for action in row.values())

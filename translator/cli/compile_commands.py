@@ -28,6 +28,7 @@ from translator.cli.args import (
     resolve_options,
     warehouse_parent,
 )
+from translator.cli.loading import compiler
 from translator.cli.output import metadata_problem_lines, print_diagnostics, print_warnings
 from translator.dialects import DIALECTS
 from translator.errors import (
@@ -86,6 +87,7 @@ def into_name(path: str, meta: UdfMetadata) -> str:
 
 
 def _cmd_compile(args: argparse.Namespace) -> int:
+    compiler()
     from translator.api import compile_script
     from translator.metadata import (
         UdfMetadata,
@@ -176,6 +178,7 @@ def _cmd_compile(args: argparse.Namespace) -> int:
 
 def _cmd_transpile(args: argparse.Namespace) -> int:
     """DDL in one dialect -> metadata -> DDL in the other, with compile's and emit's checks."""
+    compiler("translator.emit")
     from translator.api import compile_script
     from translator.compile import CompileOptions
     from translator.emit import emit_ddl

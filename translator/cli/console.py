@@ -34,6 +34,7 @@ from translator.cli.args import (
     Parser,
     UsageError,
 )
+from translator.cli.loading import frozen_run
 from translator.collector import for_a_whole_run
 from translator.errors import MetadataError, TranslatorError, format_diagnostic
 from translator.redact import mask_secrets, url_secrets
@@ -93,7 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _freeze_at_exit()
     secrets = [s for arg in argv for s in url_secrets(arg)]
-    with for_a_whole_run():
+    froze = gc.get_freeze_count() == 0  # then the run's freeze is the one below
+    with for_a_whole_run(), frozen_run(froze):
         if not secrets:
             return _main(argv)
         out, err = sys.stdout, sys.stderr

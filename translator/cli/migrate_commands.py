@@ -23,6 +23,7 @@ from translator.cli.args import (
     open_warehouse,
     warehouse_parent,
 )
+from translator.cli.loading import compiler
 from translator.cli.output import MigrationProgress, print_summary
 from translator.dialects import DIALECTS
 from translator.errors import TranslatorError
@@ -48,6 +49,7 @@ def _check_output(flag: str, value: str | None) -> None:
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
+    compiler("translator.migrate.run")
     from translator.migrate import NOT_READ, list_migration_files, migrate_directory
 
     src = Path(args.src)

@@ -27,6 +27,7 @@ from translator.cli.args import (
     resolve_options,
     warehouse_parent,
 )
+from translator.cli.loading import compiler
 from translator.cli.output import (
     change_line,
     error_text,
@@ -46,6 +47,7 @@ __all__ = ["register"]
 
 
 def _cmd_apply(args: argparse.Namespace) -> int:
+    compiler("translator.warehouse.warehouse")
     sources = read_sources(args.sql)
     options = compile_options(args)
     with open_warehouse(args, create=True) as wh:
