@@ -25,9 +25,8 @@ def _by_pathlib(src: Path) -> tuple[list[str], list[tuple[str, str]]]:
         rel = p.relative_to(src)
         if p.suffix.lower() != ".sql" or any(part.startswith(".") for part in rel.parts):
             continue
-        if len(rel.parts) > 1 and p.is_file():
-            unread.append(rel.as_posix())
-        elif len(rel.parts) == 1 and not p.is_file():
+        in_sub_folder = len(rel.parts) > 1
+        if p.is_file() == in_sub_folder:  # a file below the top, or no file at the top
             unread.append(rel.as_posix())
     return read, sorted(unread)
 
