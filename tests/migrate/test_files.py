@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from translator.migrate.files import list_migration_files, unread_sql_files
+from translator.migrate.files import list_migration_files, read_script, unread_sql_files
 
 
 def _by_pathlib(src: Path) -> tuple[list[str], list[tuple[str, str]]]:
@@ -68,3 +68,42 @@ def test_every_kind_of_entry_is_answered_as_pathlib_answers_it(tmp_path: Path) -
 def test_a_folder_without_scripts_lists_none(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("")
     assert list_migration_files(tmp_path) == [] and unread_sql_files(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"CREATE FUNCTION f() RETURNS INT RETURN 1;\n",
+        b"\xef\xbb\xbfa;\r\nb;\rc;\n\r\n",  # a BOM, Windows and old Mac line ends
+        "é;\u2028\r".encode() * 5000,  # past one read, a line end at the very end
+        b"\xef\xbb\xbf",
+    ],
+)
+def test_a_script_reads_as_read_text_reads_it(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "s.sql"
+    path.write_bytes(data)
+    assert read_script(path) == path.read_text(encoding="utf-8-sig")
+
+
+@pytest.mark.parametrize("kind", ["not-utf8", "truncated", "folder", "missing"])
+def test_a_script_that_cannot_be_read_fails_as_read_text_fails(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "s.sql"
+    if kind == "not-utf8":
+        path.write_bytes(b"a;\n\xff\xfe b;")
+    elif kind == "truncated":
+        path.write_bytes(b"a;\n\xc3")
+    elif kind == "folder":
+        path.mkdir()
+    errors = []
+    for read in (read_script, lambda p: p.read_text(encoding="utf-8-sig")):
+        with pytest.raises((OSError, UnicodeDecodeError)) as e:
+            read(path)
+        errors.append(e.value)
+    ours, theirs = errors
+    assert type(ours) is type(theirs)
+    if isinstance(ours, UnicodeDecodeError):
+        assert isinstance(theirs, UnicodeDecodeError) and ours.reason == theirs.reason
+    else:
+        assert isinstance(ours, OSError) and isinstance(theirs, OSError)
+        assert ours.strerror == theirs.strerror

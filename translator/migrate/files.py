@@ -43,6 +43,21 @@ def _is_file(entry: os.DirEntry[str]) -> bool:
         return Path(entry.path).is_file()
 
 
+def read_script(path: Path) -> str:
+    """``path.read_text(encoding="utf-8-sig")`` (a leading BOM dropped, ``\\r\\n`` and ``\\r``
+    read as ``\\n``), with its errors, in five system calls instead of nine: a text file object
+    also asks for the terminal, the position (twice) and the size again."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        chunks = [os.read(fd, os.fstat(fd).st_size + 1)]
+        while chunks[-1]:  # it grew, or the size said nothing (a pipe, /proc)
+            chunks.append(os.read(fd, 1 << 16))
+    finally:
+        os.close(fd)
+    text = b"".join(chunks).decode("utf-8-sig")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 #: The warning code for a ``.sql`` file a migration leaves alone (it is in a sub-folder).
 NOT_READ = "not-read"
 
