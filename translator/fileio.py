@@ -181,7 +181,47 @@ def make_dirs_durably(folder: str) -> None:
 def make_dirs(folder: str) -> list[str]:
     """``os.makedirs(folder, exist_ok=True)``, each new folder made once, top down; returns the
     folders whose entries changed (each new folder's parent, top down), which the caller must
-    sync before it relies on the new folders' names (:func:`make_dirs_durably` does at once)."""
+    sync before it relies on the new folders' names (:func:`make_dirs_durably` does at once).
+
+    Callers ask after finding ``folder`` missing, and usually only its last part or two are:
+    so each folder is made first and its parent asked for only when that fails (a new
+    function's two folders: three calls, not three stats and two makes). Anything but a missing
+    parent or a folder already there is asked again part by part, so that the errors stay
+    those of a walk that looks before it makes."""
+    missing: list[str] = []  # bottom up: the folders found missing
+    here, made_first = folder, False
+    while True:
+        try:
+            os.mkdir(here)
+        except FileNotFoundError:
+            parent = os.path.dirname(here)
+            if parent == here:
+                return _make_dirs_looking(folder)
+            missing.append(here)
+            here = parent
+            continue
+        except FileExistsError:
+            if not os.path.isdir(here):
+                return _make_dirs_looking(folder)
+            # made meanwhile by another writer (not ours to sync): those below are still to make
+        except OSError:
+            return _make_dirs_looking(folder)
+        else:
+            missing.append(here)
+            made_first = True
+        break
+    missing.reverse()  # top down
+    for new in missing[1:] if made_first else missing:  # each once
+        try:
+            os.mkdir(new)
+        except FileExistsError:
+            if not os.path.isdir(new):
+                raise
+    return [os.path.dirname(new) for new in missing]
+
+
+def _make_dirs_looking(folder: str) -> list[str]:
+    """:func:`make_dirs` by asking each part whether it is a folder before making it."""
     missing: list[str] = []
     here = folder
     while not os.path.isdir(here):

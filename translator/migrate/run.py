@@ -17,7 +17,12 @@ from translator.ir import CreateFunction, DropFunction
 from translator.merge import Change, function_key
 from translator.metadata import deep_copy
 from translator.migrate.catalog_sync import sync_to_catalog
-from translator.migrate.files import NOT_READ, list_migration_files, unread_sql_files
+from translator.migrate.files import (
+    NOT_READ,
+    list_migration_files,
+    read_script,
+    unread_sql_files,
+)
 from translator.migrate.ledger import Ledger, entry, statement_key
 from translator.migrate.names import guess_ref
 from translator.migrate.report import (
@@ -134,7 +139,7 @@ class _Run:
         self.file = name
         self.file_report = FileReport(name)
         try:
-            text = path.read_text(encoding="utf-8-sig")
+            text = read_script(path)
         except (OSError, UnicodeDecodeError) as e:
             reason = e.strerror if isinstance(e, OSError) else f"not UTF-8 text ({e.reason})"
             self.file_report.failed_file = True
