@@ -12,6 +12,7 @@ turns them into line and column.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -244,10 +245,20 @@ def _trees(children: list[Any], name: str) -> list[Tree[Any]]:
 
 
 class _Reader:
-    """Reads the lark tree of one statement; ``text`` is the statement it was parsed from."""
+    """Reads the lark tree of one statement; ``text`` is the statement it was parsed from.
+
+    Its recursion, a statement inside another, takes three Python frames a level or more
+    (``statement``, ``statements`` and its generator): the interpreted reader of a body nested
+    past a third of Python's recursion limit raises ``RecursionError``, which its callers take
+    for "too deep". Compiled by mypyc a call takes no Python frame, so nothing would stop it
+    before the C stack overflows (a crash): ``levels`` counts what is left of that third, and
+    the reader raises the same ``RecursionError`` itself where it runs out. (The front end's
+    tree has passed lark's interpreted transformer first, which bounds it; a statement read
+    alone, :func:`parse_routine`, has not.)"""
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.levels = sys.getrecursionlimit() // 3
 
     def span(self, node: Any) -> tuple[int, int]:
         return token_start(_first(node)), token_end(_last(node))
@@ -355,6 +366,16 @@ class _Reader:
         return self.name(node.children[0])
 
     def statement(self, node: Tree[Any]) -> Statement:
+        if self.levels <= 0:
+            raise RecursionError("maximum recursion depth exceeded reading nested statements")
+        self.levels -= 1
+        try:
+            return self.nested(node)
+        finally:
+            self.levels += 1
+
+    def nested(self, node: Tree[Any]) -> Statement:
+        """:meth:`statement`, inside its depth count."""
         kind = node.data
         ch = node.children
         start = token_start(_first(node))
