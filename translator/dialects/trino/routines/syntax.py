@@ -370,51 +370,47 @@ class _Reader:
             raise RecursionError("maximum recursion depth exceeded reading nested statements")
         self.levels -= 1
         try:
-            return self.nested(node)
+            kind = node.data
+            ch = node.children
+            start = token_start(_first(node))
+            if kind == "block":
+                return self.block(node)
+            if kind == "return_stmt":
+                return Return(self.expr(ch[1]), start)
+            if kind == "set_stmt":
+                return SetStmt(self.name(ch[1]), self.expr(ch[3]), start)
+            if kind == "leave_stmt":
+                return Leave(self.name(ch[1]), start)
+            if kind == "iterate_stmt":
+                return Iterate(self.name(ch[1]), start)
+            if kind == "if_stmt":
+                branches = [(self.expr(ch[1]), self.statements(ch[3]))]
+                for e in _trees(ch, "elseif_clause"):
+                    branches.append((self.expr(e.children[1]), self.statements(e.children[3])))
+                return IfStmt(tuple(branches), self.otherwise(ch), start)
+            if kind == "case_stmt":
+                operand = self.expr(ch[1]) if ch[1] is not None else None
+                whens = tuple(
+                    (self.expr(w.children[1]), self.statements(w.children[3]))
+                    for w in _trees(ch, "case_when")
+                )
+                return CaseStmt(operand, whens, self.otherwise(ch), start)
+            label = self.label(ch[0])
+            body = self.statements(_trees(ch, "statement_list")[0])
+            if kind == "loop_stmt":
+                return LoopStmt(label, body, start)
+            exprs = _trees(ch, "expr")
+            if kind == "while_stmt":
+                return WhileStmt(label, self.expr(exprs[0]), body, start)
+            if kind == "repeat_stmt":
+                return RepeatStmt(label, body, self.expr(exprs[0]), start)
+            if kind == "for_stmt":
+                variable = self.name(_trees(ch, "ident")[0])
+                low, high = self.range(exprs[0])
+                return ForStmt(label, variable, low, high, body, start)
+            raise ValueError(f"unknown routine statement {kind}")  # pragma: no cover - grammar
         finally:
             self.levels += 1
-
-    def nested(self, node: Tree[Any]) -> Statement:
-        """:meth:`statement`, inside its depth count."""
-        kind = node.data
-        ch = node.children
-        start = token_start(_first(node))
-        if kind == "block":
-            return self.block(node)
-        if kind == "return_stmt":
-            return Return(self.expr(ch[1]), start)
-        if kind == "set_stmt":
-            return SetStmt(self.name(ch[1]), self.expr(ch[3]), start)
-        if kind == "leave_stmt":
-            return Leave(self.name(ch[1]), start)
-        if kind == "iterate_stmt":
-            return Iterate(self.name(ch[1]), start)
-        if kind == "if_stmt":
-            branches = [(self.expr(ch[1]), self.statements(ch[3]))]
-            for e in _trees(ch, "elseif_clause"):
-                branches.append((self.expr(e.children[1]), self.statements(e.children[3])))
-            return IfStmt(tuple(branches), self.otherwise(ch), start)
-        if kind == "case_stmt":
-            operand = self.expr(ch[1]) if ch[1] is not None else None
-            whens = tuple(
-                (self.expr(w.children[1]), self.statements(w.children[3]))
-                for w in _trees(ch, "case_when")
-            )
-            return CaseStmt(operand, whens, self.otherwise(ch), start)
-        label = self.label(ch[0])
-        body = self.statements(_trees(ch, "statement_list")[0])
-        if kind == "loop_stmt":
-            return LoopStmt(label, body, start)
-        exprs = _trees(ch, "expr")
-        if kind == "while_stmt":
-            return WhileStmt(label, self.expr(exprs[0]), body, start)
-        if kind == "repeat_stmt":
-            return RepeatStmt(label, body, self.expr(exprs[0]), start)
-        if kind == "for_stmt":
-            variable = self.name(_trees(ch, "ident")[0])
-            low, high = self.range(exprs[0])
-            return ForStmt(label, variable, low, high, body, start)
-        raise ValueError(f"unknown routine statement {kind}")  # pragma: no cover - grammar
 
     def otherwise(self, children: list[Any]) -> tuple[Statement, ...] | None:
         found = _trees(children, "else_clause")
