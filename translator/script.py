@@ -48,13 +48,6 @@ class Lexical:
         inner = token.text[1:-1].replace(q + q, q)
         return inner.lower() if self.quoted_names_fold else inner
 
-    def __reduce__(self) -> tuple[type[Lexical], tuple[bool, bool, bool, bool]]:
-        """Pickled and copied as its constructor's arguments: compiled by mypyc, a frozen
-        dataclass's own state setter (what pickle and ``copy`` use) raises
-        ``FrozenInstanceError``."""
-        a = (self.backslash_escapes, self.double_quote_is_string, self.backquote_identifiers)
-        return Lexical, (*a, self.quoted_names_fold)
-
 
 @dataclass(frozen=True, slots=True)
 class Token:
@@ -71,7 +64,7 @@ class Token:
         return self.text.upper()
 
     def __reduce__(self) -> tuple[type[Token], tuple[str, int, int, str]]:
-        """As :meth:`Lexical.__reduce__`: its fields, for the constructor."""
+        """Its fields for the constructor: compiled, a frozen dataclass's setstate raises."""
         return Token, (self.kind, self.start, self.end, self.text)
 
 
@@ -310,14 +303,6 @@ class StatementText:
 
     def __repr__(self) -> str:
         return f"StatementText({self.text!r}, {self.position!r})"
-
-    def __reduce__(
-        self,
-    ) -> tuple[type[StatementText], tuple[str, Position, Lexical, str | None, int]]:
-        """Pickled and copied as its constructor's arguments (compiled by mypyc, a class is
-        made by calling its ``__init__``, which pickle's default way leaves out); its tokens are
-        made again when asked for."""
-        return StatementText, (self.text, self.position, self._lex, self._file, self._invisible)
 
     @property
     def tokens(self) -> tuple[Token, ...]:
