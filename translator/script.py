@@ -63,6 +63,10 @@ class Token:
     def upper(self) -> str:
         return self.text.upper()
 
+    def __reduce__(self) -> tuple[type[Token], tuple[str, int, int, str]]:
+        """Its fields for the constructor: compiled, a frozen dataclass's setstate raises."""
+        return Token, (self.kind, self.start, self.end, self.text)
+
 
 @cache
 def _invisible_class() -> str:

@@ -303,26 +303,80 @@ def parse_type_json(value: object) -> IcebergType:
 
     Keys other than the ones the UDF spec requires (``element-id``, ``required``, ``doc``...) are
     ignored, as the spec says; a struct field's ``doc`` is kept on the :class:`StructField`.
+
+    The nesting is walked on a stack of its own, not by recursion: a value nested deeper than
+    Python's stack (a caller's own dict, not bounded by a JSON decoder) is refused as too deep
+    like any type past :data:`MAX_TYPE_NESTING`, and compiled (where a call takes no Python
+    frame) it cannot overflow the C stack. Errors are those of a depth-first read, children
+    before their parent, each with its path from ``value``.
     """
-    if isinstance(value, str):
-        return parse_type_string(value)
-    if not isinstance(value, dict):
-        raise TypeParseError(f"a type must be a string or an object, not {_json_kind(value)}")
-    kind = value.get("type")
-    if not isinstance(kind, str):
-        raise TypeParseError("a nested type object needs a string 'type'", ".type")
-    kind = kind.lower()
-    if kind == "list":
-        return ListType(_child(value, "element"))
-    if kind == "map":
-        return MapType(_child(value, "key"), _child(value, "value"))
-    if kind == "struct":
-        fields = value.get("fields")
-        if not isinstance(fields, list):
-            raise TypeParseError("a struct needs a 'fields' list", ".fields")
-        out: list[StructField] = []
-        for i, f in enumerate(fields):
-            where = f".fields[{i}]"
+    stack: list[_Open] = []
+    while True:
+        try:
+            if isinstance(value, str):
+                done = parse_type_string(value)
+            else:
+                stack.append(_Open(value))
+                done = None
+            while stack:
+                top = stack[-1]
+                if done is not None:
+                    top.children.append(done)
+                    done = None
+                child = top.next_child()
+                if child is not _NO_CHILD:
+                    value = child
+                    break
+                stack.pop()
+                done = top.build()
+            else:
+                assert done is not None
+                return done
+        except TypeParseError as e:
+            path = "".join(o.step for o in stack if o.step is not None)
+            if not path:
+                raise
+            raise type(e)(e.message, path + e.path) from None
+
+
+#: What :meth:`_Open.next_child` returns once every child has been read.
+_NO_CHILD = object()
+
+
+class _Open:
+    """A list, map or struct of :func:`parse_type_json` whose children are being read; ``step``
+    is the path from it to the child being read (None before the first and after the last)."""
+
+    __slots__ = ("children", "fields", "kind", "step", "value")
+
+    def __init__(self, value: object) -> None:
+        if not isinstance(value, dict):
+            raise TypeParseError(f"a type must be a string or an object, not {_json_kind(value)}")
+        kind = value.get("type")
+        if not isinstance(kind, str):
+            raise TypeParseError("a nested type object needs a string 'type'", ".type")
+        self.value: dict[str, Any] = value
+        self.kind = kind.lower()
+        self.children: list[IcebergType] = []
+        self.step: str | None = None
+        self.fields: list[Any] = []
+        if self.kind == "struct":
+            fields = value.get("fields")
+            if not isinstance(fields, list):
+                raise TypeParseError("a struct needs a 'fields' list", ".fields")
+            self.fields = fields
+        elif self.kind not in ("list", "map"):
+            raise TypeParseError(f"unsupported nested type {value.get('type')!r}", ".type")
+
+    def next_child(self) -> object:
+        """The JSON value of the next child to read (checked as far as this level goes), or
+        :data:`_NO_CHILD`."""
+        self.step = None
+        i = len(self.children)
+        if self.kind == "struct":
+            if i == len(self.fields):
+                return _NO_CHILD
+            f, where = self.fields[i], f".fields[{i}]"
             if not isinstance(f, dict):
                 got = _json_kind(f)
                 raise TypeParseError(f"a struct field must be an object, not {got}", where)
@@ -331,26 +385,33 @@ def parse_type_json(value: object) -> IcebergType:
                 raise TypeParseError("a struct field needs a non-empty 'name'", where + ".name")
             if "type" not in f:
                 raise TypeParseError("a struct field needs a 'type'", where + ".type")
-            try:
-                ftype = parse_type_json(f["type"])
-            except TypeParseError as e:
-                raise type(e)(e.message, where + ".type" + e.path) from None
+            self.step = where + ".type"
+            return f["type"]
+        keys = ("element",) if self.kind == "list" else ("key", "value")
+        if i == len(keys):
+            return _NO_CHILD
+        if keys[i] not in self.value:
+            raise TypeParseError(
+                f"a {self.value.get('type')} type needs '{keys[i]}'", f".{keys[i]}"
+            )
+        self.step = f".{keys[i]}"
+        return self.value[keys[i]]
+
+    def build(self) -> IcebergType:
+        """The type of this level, its children read."""
+        c = self.children
+        if self.kind == "list":
+            return ListType(c[0])
+        if self.kind == "map":
+            return MapType(c[0], c[1])
+        out = []
+        for f, t in zip(self.fields, c, strict=True):
             doc = f.get("doc")
-            out.append(StructField(name, ftype, doc if isinstance(doc, str) else None))
+            out.append(StructField(f["name"], t, doc if isinstance(doc, str) else None))
         try:
             return StructType(out)
         except TypeParseError as e:
             raise type(e)(e.message, ".fields") from None
-    raise TypeParseError(f"unsupported nested type {value.get('type')!r}", ".type")
-
-
-def _child(obj: dict[str, Any], key: str) -> IcebergType:
-    if key not in obj:
-        raise TypeParseError(f"a {obj.get('type')} type needs '{key}'", f".{key}")
-    try:
-        return parse_type_json(obj[key])
-    except TypeParseError as e:
-        raise type(e)(e.message, f".{key}{e.path}") from None
 
 
 def _json_kind(value: object) -> str:

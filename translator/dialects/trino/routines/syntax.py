@@ -12,6 +12,7 @@ turns them into line and column.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -244,10 +245,20 @@ def _trees(children: list[Any], name: str) -> list[Tree[Any]]:
 
 
 class _Reader:
-    """Reads the lark tree of one statement; ``text`` is the statement it was parsed from."""
+    """Reads the lark tree of one statement; ``text`` is the statement it was parsed from.
+
+    Its recursion, a statement inside another, takes three Python frames a level or more
+    (``statement``, ``statements`` and its generator): the interpreted reader of a body nested
+    past a third of Python's recursion limit raises ``RecursionError``, which its callers take
+    for "too deep". Compiled by mypyc a call takes no Python frame, so nothing would stop it
+    before the C stack overflows (a crash): ``levels`` counts what is left of that third, and
+    the reader raises the same ``RecursionError`` itself where it runs out. (The front end's
+    tree has passed lark's interpreted transformer first, which bounds it; a statement read
+    alone, :func:`parse_routine`, has not.)"""
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.levels = sys.getrecursionlimit() // 3
 
     def span(self, node: Any) -> tuple[int, int]:
         return token_start(_first(node)), token_end(_last(node))
@@ -355,45 +366,51 @@ class _Reader:
         return self.name(node.children[0])
 
     def statement(self, node: Tree[Any]) -> Statement:
-        kind = node.data
-        ch = node.children
-        start = token_start(_first(node))
-        if kind == "block":
-            return self.block(node)
-        if kind == "return_stmt":
-            return Return(self.expr(ch[1]), start)
-        if kind == "set_stmt":
-            return SetStmt(self.name(ch[1]), self.expr(ch[3]), start)
-        if kind == "leave_stmt":
-            return Leave(self.name(ch[1]), start)
-        if kind == "iterate_stmt":
-            return Iterate(self.name(ch[1]), start)
-        if kind == "if_stmt":
-            branches = [(self.expr(ch[1]), self.statements(ch[3]))]
-            for e in _trees(ch, "elseif_clause"):
-                branches.append((self.expr(e.children[1]), self.statements(e.children[3])))
-            return IfStmt(tuple(branches), self.otherwise(ch), start)
-        if kind == "case_stmt":
-            operand = self.expr(ch[1]) if ch[1] is not None else None
-            whens = tuple(
-                (self.expr(w.children[1]), self.statements(w.children[3]))
-                for w in _trees(ch, "case_when")
-            )
-            return CaseStmt(operand, whens, self.otherwise(ch), start)
-        label = self.label(ch[0])
-        body = self.statements(_trees(ch, "statement_list")[0])
-        if kind == "loop_stmt":
-            return LoopStmt(label, body, start)
-        exprs = _trees(ch, "expr")
-        if kind == "while_stmt":
-            return WhileStmt(label, self.expr(exprs[0]), body, start)
-        if kind == "repeat_stmt":
-            return RepeatStmt(label, body, self.expr(exprs[0]), start)
-        if kind == "for_stmt":
-            variable = self.name(_trees(ch, "ident")[0])
-            low, high = self.range(exprs[0])
-            return ForStmt(label, variable, low, high, body, start)
-        raise ValueError(f"unknown routine statement {kind}")  # pragma: no cover - grammar
+        if self.levels <= 0:
+            raise RecursionError("maximum recursion depth exceeded reading nested statements")
+        self.levels -= 1
+        try:
+            kind = node.data
+            ch = node.children
+            start = token_start(_first(node))
+            if kind == "block":
+                return self.block(node)
+            if kind == "return_stmt":
+                return Return(self.expr(ch[1]), start)
+            if kind == "set_stmt":
+                return SetStmt(self.name(ch[1]), self.expr(ch[3]), start)
+            if kind == "leave_stmt":
+                return Leave(self.name(ch[1]), start)
+            if kind == "iterate_stmt":
+                return Iterate(self.name(ch[1]), start)
+            if kind == "if_stmt":
+                branches = [(self.expr(ch[1]), self.statements(ch[3]))]
+                for e in _trees(ch, "elseif_clause"):
+                    branches.append((self.expr(e.children[1]), self.statements(e.children[3])))
+                return IfStmt(tuple(branches), self.otherwise(ch), start)
+            if kind == "case_stmt":
+                operand = self.expr(ch[1]) if ch[1] is not None else None
+                whens = tuple(
+                    (self.expr(w.children[1]), self.statements(w.children[3]))
+                    for w in _trees(ch, "case_when")
+                )
+                return CaseStmt(operand, whens, self.otherwise(ch), start)
+            label = self.label(ch[0])
+            body = self.statements(_trees(ch, "statement_list")[0])
+            if kind == "loop_stmt":
+                return LoopStmt(label, body, start)
+            exprs = _trees(ch, "expr")
+            if kind == "while_stmt":
+                return WhileStmt(label, self.expr(exprs[0]), body, start)
+            if kind == "repeat_stmt":
+                return RepeatStmt(label, body, self.expr(exprs[0]), start)
+            if kind == "for_stmt":
+                variable = self.name(_trees(ch, "ident")[0])
+                low, high = self.range(exprs[0])
+                return ForStmt(label, variable, low, high, body, start)
+            raise ValueError(f"unknown routine statement {kind}")  # pragma: no cover - grammar
+        finally:
+            self.levels += 1
 
     def otherwise(self, children: list[Any]) -> tuple[Statement, ...] | None:
         found = _trees(children, "else_clause")
