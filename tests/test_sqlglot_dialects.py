@@ -403,3 +403,23 @@ def _first_call(method: ast.FunctionDef) -> str:
     call = body[0].value if isinstance(body[0], ast.Expr) else None
     assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
     return call.func.attr
+
+
+def _nested_subqueries(depth: int) -> str:
+    return "SELECT x FROM " + "(SELECT x FROM " * depth + "t" + ")" * depth
+
+
+def test_a_text_nested_deeper_than_the_bound_is_too_deep_before_sqlglot_parses_it() -> None:
+    limit = sqlglot_dialects.MAX_BRACKET_DEPTH
+    with pytest.raises(RecursionError, match=f"deeper than {limit} brackets"):
+        parse_one(_nested_subqueries(limit + 1), SPARK)
+    with pytest.raises(RecursionError, match=f"deeper than {limit} brackets"):
+        parse_one("x" + "[0" * (limit + 1) + "]" * (limit + 1), TRINO)
+
+
+def test_brackets_that_nest_nothing_are_not_counted() -> None:
+    many = "(" * (sqlglot_dialects.MAX_BRACKET_DEPTH + 50)
+    assert parse_one(f"'{many}'", TRINO).name == many  # in a string
+    assert parse_one(f'"{many}"', TRINO).name == many  # in a quoted name
+    side_by_side = " + ".join(["(1)"] * (sqlglot_dialects.MAX_BRACKET_DEPTH + 50))
+    assert len(list(parse_one(side_by_side, TRINO).find_all(exp.Paren))) == len(many)

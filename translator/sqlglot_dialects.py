@@ -41,11 +41,12 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.dialects.trino import Trino
 from sqlglot.errors import ParseError
 from sqlglot.parser import Parser
-from sqlglot.tokenizer_core import Token
+from sqlglot.tokenizer_core import Token, TokenType
 from sqlglot.tokens import Tokenizer
 
 __all__ = [
     "GENERIC",
+    "MAX_BRACKET_DEPTH",
     "SPARK",
     "TRINO",
     "dialect_named",
@@ -122,10 +123,43 @@ def parse_one(sql: str, dialect: Dialect) -> exp.Expr:
     return parse_one_with_tokens(sql, dialect)[0]
 
 
+#: The deepest nesting of brackets handed to sqlglot's parser. Pure-Python sqlglot stops far
+#: below it at the default recursion limit (RecursionError from about 50 nested parentheses,
+#: 150 nested subqueries), so no text it could parse is refused here; the compiled sqlglot of
+#: the fast extra counts its own depth for most forms but not for nested subqueries, which it
+#: follows until the C stack overflows and the process dies (about 30,000 levels on an 8 MiB
+#: stack, 2,000 on a thread's 2 MiB). Beyond this depth a text is "too deep", as sqlglot's own
+#: RecursionError says everywhere our callers parse.
+MAX_BRACKET_DEPTH = 256
+
+_OPENING = frozenset((TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE))
+_CLOSING = frozenset((TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE))
+
+
+def _check_depth(sql: str, tokens: list[Token]) -> None:
+    """Raise ``RecursionError`` where ``tokens`` nest brackets deeper than
+    :data:`MAX_BRACKET_DEPTH` (a text with fewer opening brackets than that cannot: one count
+    at C speed decides for nearly every text)."""
+    if sql.count("(") + sql.count("[") + sql.count("{") <= MAX_BRACKET_DEPTH:
+        return
+    depth = 0
+    opening, closing = _OPENING, _CLOSING
+    for token in tokens:
+        kind = token.token_type
+        if kind in opening:
+            depth += 1
+            if depth > MAX_BRACKET_DEPTH:
+                raise RecursionError(f"nested deeper than {MAX_BRACKET_DEPTH} brackets")
+        elif kind in closing:
+            depth -= 1
+
+
 def parse_one_with_tokens(sql: str, dialect: Dialect) -> tuple[exp.Expr, list[Token]]:
     """:func:`parse_one`, and the tokens it parsed (sqlglot's parser never changes a token's
-    type or text)."""
+    type or text). A text nested deeper than :data:`MAX_BRACKET_DEPTH` raises
+    ``RecursionError`` before it is parsed."""
     tokens = tokenize(sql, dialect)
+    _check_depth(sql, tokens)
     key = id(dialect)
     if key in _KEPT:
         spare = _spare.parsers
