@@ -75,12 +75,14 @@ def test_an_error_keeps_its_message_and_place(way: str) -> None:
 def _values() -> dict[str, Any]:
     """One value of each class a parse and a compile make (first found, by class name)."""
     found: dict[str, Any] = {}
-    seen: set[int] = set()
+    # Every value walked is kept alive here: a freed one's id may be reused by a later value
+    # (the parses below are temporaries), which a set of ids would then skip.
+    seen: dict[int, Any] = {}
 
     def walk(value: Any, depth: int) -> None:
         if depth > 10 or id(value) in seen:
             return
-        seen.add(id(value))
+        seen[id(value)] = value
         if isinstance(value, list | tuple):
             for item in value:
                 walk(item, depth + 1)
