@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,6 +115,28 @@ def test_a_damaged_or_stale_file_is_not_used(cache_home: Path) -> None:
     assert built == [1, 1, 1, 1, 1]
     assert path.read_bytes().startswith(parser_cache._MAGIC)  # written again
     assert path.stat().st_mode & 0o077 == 0  # its owner's only
+
+
+def test_a_file_another_user_wrote_or_could_write_is_not_used(cache_home: Path) -> None:
+    def build() -> Lark:
+        built.append(1)
+        return Lark(_text(), **_options())  # type: ignore[arg-type]
+
+    built: list[int] = []
+    parser_cache.cached_parser(_text(), _options(), build)
+    (path,) = cache_home.glob("lark-*.marshal")
+    path.chmod(0o622)  # whole and right, but others may write it
+    parser_cache.cached_parser(_text(), _options(), build)
+    assert built == [1, 1]
+    assert path.stat().st_mode & 0o077 == 0  # written again, its owner's only
+    parser_cache.cached_parser(_text(), _options(), build)
+    assert built == [1, 1]
+    if os.geteuid() != 0:
+        return  # only the superuser can give a file away
+    os.chown(path, 65534, -1)  # another user's, even if only they may write it
+    parser_cache.cached_parser(_text(), _options(), build)
+    assert built == [1, 1, 1]
+    assert path.stat().st_uid == os.geteuid()
 
 
 def test_no_cache_when_turned_off_or_unwritable(
