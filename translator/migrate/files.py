@@ -96,7 +96,7 @@ def _below(src: Path, folder: Path) -> list[tuple[str, str]]:
     out = []
     for p in folder.rglob("*"):
         rel = p.relative_to(src)
-        if p.suffix.lower() != ".sql" or any(part.startswith(".") for part in rel.parts):
+        if not _is_sql(p.name) or any(part.startswith(".") for part in rel.parts):
             continue
         if p.is_file():
             out.append((rel.as_posix(), "sub-folders are not read: this file was not migrated"))
