@@ -105,3 +105,46 @@ def test_a_well_formed_journal_reads_back_as_recorded(tmp_path: Path) -> None:
     bases = {FunctionRef("ns", "f"): None, FunctionRef("ns", "g"): "ns/g/metadata/x.json"}
     journal.record(bases)
     assert Journal(store, "k").recorded() == bases
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        "/etc/passwd",
+        "../../../etc/hostname",
+        "ns/f/metadata/..",
+        "ns/f/metadata/",
+        "ns/f/metadata/sub/00001-x.metadata.json",
+        "ns/g/metadata/00001-x.metadata.json",
+        "ns/f/00001-x.metadata.json",
+    ],
+)
+def test_a_base_outside_the_functions_metadata_folder_is_refused(tmp_path: Path, base: str) -> None:
+    """A journal is a file anyone who can write the warehouse may have made: a base it names is
+    read back by a re-run, so it must be a file of that function's metadata folder, never a
+    path that leads elsewhere (nothing outside is read)."""
+    from translator.warehouse import WarehouseError
+
+    (tmp_path / JOURNAL_DIR).mkdir()
+    doc = {"functions": [{"namespace": "ns", "name": "f", "base": base}]}
+    (tmp_path / JOURNAL_DIR / "k.json").write_text(json.dumps(doc))
+    with pytest.raises(WarehouseError) as e:
+        Journal(LocalStore(tmp_path), "k").recorded()
+    assert "unreadable journal of an interrupted apply" in str(e.value)
+    assert "is not a file in its metadata folder" in str(e.value)
+
+
+def test_a_base_that_cannot_be_read_is_a_warehouse_error(tmp_path: Path) -> None:
+    """A folder where the recorded base file should be (EISDIR): the re-run says which file it
+    could not read, not a Python error."""
+    from translator.warehouse import WarehouseError
+    from translator.warehouse.journal import committed_before
+
+    ref = FunctionRef("ns", "f")
+    base = "ns/f/metadata/00001-x.metadata.json"
+    (tmp_path / base).mkdir(parents=True)
+    with pytest.raises(WarehouseError) as e:
+        committed_before(
+            {ref: base}, {ref: "ns/f/metadata/00002-y.metadata.json"}, LocalStore(tmp_path)
+        )
+    assert "cannot read the base the interrupted apply recorded for ns.f" in str(e.value)

@@ -27,7 +27,7 @@ from typing import Any
 from translator.errors import TranslatorError
 from translator.metadata import UdfMetadata, dump_metadata, load_metadata
 from translator.warehouse.errors import WarehouseError
-from translator.warehouse.layout import FunctionRef
+from translator.warehouse.layout import FunctionRef, metadata_dir
 from translator.warehouse.store import Store
 
 __all__ = ["JOURNAL_DIR", "Journal", "committed_before", "journal_key", "same_change"]
@@ -121,8 +121,19 @@ def _entries(raw: object) -> dict[FunctionRef, str | None]:
             raise ValueError("a function's entry has no namespace or name")
         if base is not None and not isinstance(base, str):
             raise ValueError(f"{namespace}.{name}: its base is not a path")
-        out[FunctionRef(namespace, name)] = base
+        ref = FunctionRef(namespace, name)
+        if base is not None and not _in_metadata_folder(ref, base):
+            raise ValueError(f"{ref}: its base {base!r} is not a file in its metadata folder")
+        out[ref] = base
     return out
+
+
+def _in_metadata_folder(ref: FunctionRef, path: str) -> bool:
+    """Whether ``path`` names a file directly in ``ref``'s metadata folder, the only place a
+    commit's base can be: a journal is a file anyone who can write the warehouse may have
+    made, and its paths must not lead a re-run to read elsewhere."""
+    folder, _, name = path.rpartition("/")
+    return folder == metadata_dir(ref) and name not in ("", ".", "..")
 
 
 def committed_before(
@@ -152,12 +163,17 @@ def _read_base(store: Store, ref: FunctionRef, path: str) -> UdfMetadata:
             candidates.append(f"{ref.namespace}/.dropped/{folder}/metadata/{name}")
     for rel in candidates:
         try:
-            text = store.read_bytes(rel).decode("utf-8")
+            data = store.read_bytes(rel)
         except (FileNotFoundError, NotADirectoryError):
             continue
+        except OSError as e:  # a folder in its place, no permission, an I/O error
+            raise WarehouseError(
+                f"{store.location(rel)}: cannot read the base the interrupted apply recorded "
+                f"for {ref} ({e.strerror or e})"
+            ) from None
         try:
-            return load_metadata(text, source=store.location(rel))
-        except TranslatorError:
+            return load_metadata(data.decode("utf-8"), source=store.location(rel))
+        except (TranslatorError, UnicodeDecodeError):
             continue
     raise WarehouseError(
         f"{ref}: the interrupted apply recorded {path} as its base, which is gone; delete "
