@@ -417,6 +417,43 @@ def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_info.value.code == 2
 
 
+#: The CLI run in a fresh process; prints its exit code and whether it loaded the migration run.
+_LOADED_AFTER = """
+import sys
+from translator.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as e:
+    code = e.code
+print(code, "translator.migrate.run" in sys.modules)
+"""
+
+
+def test_bad_usage_exits_before_the_compiler_is_loaded(tmp_path: Path) -> None:
+    """A mistyped source folder, report path or namespace is found before the compiler (about
+    0.1 s) is loaded; an empty folder needs the migration's own listing of scripts."""
+    import subprocess
+    import sys
+
+    good = write_dir(tmp_path / "good", {"1.sql": "CREATE FUNCTION f() RETURNS INT RETURN 1;"})
+    (tmp_path / "empty").mkdir()
+    wh = str(tmp_path / "wh")
+    for argv, loaded in [
+        ((str(tmp_path / "missing"), "--warehouse", wh), False),
+        ((str(good), "--warehouse", wh, "--report-json", str(tmp_path)), False),
+        ((str(good), "--warehouse", wh, "--namespace", ".x"), False),
+        ((str(tmp_path / "empty"), "--warehouse", wh), True),
+    ]:
+        done = subprocess.run(
+            [sys.executable, "-c", _LOADED_AFTER, "migrate", "--dialect", "spark", *argv],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        assert done.stdout.split() == ["2", str(loaded)], (argv, done.stdout, done.stderr)
+    assert not (tmp_path / "wh").exists()
+
+
 # --------------------------------------------------------------------------------------------
 # Dry run
 

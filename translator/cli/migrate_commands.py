@@ -49,16 +49,12 @@ def _check_output(flag: str, value: str | None) -> None:
 
 
 def _cmd_migrate(args: argparse.Namespace) -> int:
-    compiler("translator.migrate.run")
-    from translator.migrate import NOT_READ, list_migration_files, migrate_directory
-
+    # The usage checks that need no compiler come first: a mistyped command exits at once.
     src = Path(args.src)
     if not src.exists():
         raise UsageError(f"{args.src}: no such directory")
     if not src.is_dir():
         raise UsageError(f"{args.src}: not a directory")
-    if not list_migration_files(src):
-        raise UsageError(f"{args.src}: no .sql files to migrate")
     for flag, value in (
         ("--report-json", args.report_json),
         ("--report-md", args.report_md),
@@ -66,6 +62,11 @@ def _cmd_migrate(args: argparse.Namespace) -> int:
     ):
         _check_output(flag, value)
     check_namespace(args)
+    compiler("translator.migrate.run")
+    from translator.migrate import NOT_READ, list_migration_files, migrate_directory
+
+    if not list_migration_files(src):
+        raise UsageError(f"{args.src}: no .sql files to migrate")
     progress = MigrationProgress(sys.stderr, args.src)
     with open_warehouse(args, create=True) as wh:
         try:
