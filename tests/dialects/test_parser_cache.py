@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -164,3 +165,43 @@ def test_a_file_gives_back_lark_s_serialized_parser_equal_and_of_the_same_types(
     assert document == {"key": parser_cache._key(_text(), _options()), "data": data, "memo": memo}
     states = document["data"]["parser"]["parser"]["states"]
     assert all(type(action) is tuple for row in states.values() for action in row.values())
+
+
+def test_a_write_removes_the_dead_files_of_this_cache_only(cache_home: Path) -> None:
+    """Old-format JSON files, other keys' files not written for a month and temporary files a
+    crash left go when a parser is written; a key still in use, a fresh temporary file, files
+    of other names, links and (as root) another user's files stay."""
+    cache_home.mkdir(parents=True)
+    month_ago = time.time() - parser_cache.STALE_AFTER_S - 60
+    two_days_ago = time.time() - 2 * 24 * 3600
+
+    def made(name: str, mtime: float | None = None) -> Path:
+        path = cache_home / name
+        path.write_bytes(b"x")
+        if mtime is not None:
+            os.utime(path, (mtime, mtime))
+        return path
+
+    gone = [
+        made("lark-" + "a" * 32 + ".json"),
+        made("lark-" + "b" * 32 + ".marshal", month_ago),
+        made(".lark-x1y2.tmp", two_days_ago),
+    ]
+    kept = [
+        made("lark-" + "c" * 32 + ".marshal"),
+        made(".lark-fresh.tmp"),
+        made("notes.json", month_ago),
+        made("lark-" + "d" * 31 + ".marshal", month_ago),
+    ]
+    link = cache_home / ("lark-" + "e" * 32 + ".json")
+    link.symlink_to(kept[2])
+    kept.append(link)
+    if os.geteuid() == 0:
+        theirs = made("lark-" + "f" * 32 + ".json")
+        os.chown(theirs, 65534, -1)
+        kept.append(theirs)
+
+    parser_cache.cached_parser(_text(), _options(), lambda: Lark(_text(), **_options()))  # type: ignore[arg-type]
+    assert not any(p.exists() for p in gone)
+    assert all(p.is_symlink() or p.exists() for p in kept)
+    assert len(list(cache_home.glob("lark-*.marshal"))) == 3  # the new one, c..., d...

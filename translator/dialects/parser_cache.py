@@ -18,6 +18,12 @@ differs, that is not its user's own (another user's, or writable by others), or 
 load, is ignored and the parser built (and written) again. A cache directory that cannot be written
 is no error: the parser is built every time, as before. ``ICEBERG_UDF_PARSER_CACHE=0`` turns the
 cache off.
+
+Each grammar change, lark or Python upgrade makes a new key and a new file. When a process writes
+one (a miss, rare), it removes the files it can tell are dead: the JSON files of this cache's
+earlier format, other keys' files not written for :data:`STALE_AFTER_S` (an installation still in
+use rewrites its own at most that often), and temporary files a crashed write left; only files
+of this user, by this cache's names, are touched.
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ import hashlib
 import json
 import marshal
 import os
+import re
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,6 +53,12 @@ _FORMAT = 3
 #: A file starts with this, then the SHA-256 digest of the rest (marshal's bytes).
 _MAGIC = b"iceberg-udf lark parser\n"
 _DIGEST = 32
+#: Another key's file not written for this long is taken for a version no longer in use.
+STALE_AFTER_S = 30 * 24 * 3600
+#: Temporary files of a write are gone within a second; older ones were left by a crash.
+_TMP_STALE_AFTER_S = 24 * 3600
+#: This cache's file names: its parsers, those of its JSON format before, its temporary files.
+_OURS = re.compile(r"lark-[0-9a-f]{32}\.(marshal|json)|\.lark-[A-Za-z0-9_]+\.tmp")
 
 
 def cache_dir() -> Path | None:
@@ -131,3 +145,23 @@ def _store(path: Path, key: str, parser: Lark) -> None:
             raise
     except Exception:  # a cache that cannot be written only costs the next start-up
         return
+    _prune(path)
+
+
+def _prune(kept: Path) -> None:
+    """Remove the dead files of ``kept``'s folder (module doc); any error leaves them."""
+    now = time.time()
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    with contextlib.suppress(OSError), os.scandir(kept.parent) as entries:
+        for entry in entries:
+            if entry.name == kept.name or not _OURS.fullmatch(entry.name):
+                continue
+            with contextlib.suppress(OSError):
+                st = entry.stat(follow_symlinks=False)
+                if not entry.is_file(follow_symlinks=False) or uid not in (None, st.st_uid):
+                    continue
+                age = now - st.st_mtime
+                if entry.name.endswith(".json") or age > (
+                    _TMP_STALE_AFTER_S if entry.name.endswith(".tmp") else STALE_AFTER_S
+                ):
+                    os.unlink(entry.path)
