@@ -205,3 +205,18 @@ def test_a_write_removes_the_dead_files_of_this_cache_only(cache_home: Path) -> 
     assert not any(p.exists() for p in gone)
     assert all(p.is_symlink() or p.exists() for p in kept)
     assert len(list(cache_home.glob("lark-*.marshal"))) == 3  # the new one, c..., d...
+
+
+def test_a_load_marks_its_file_used_at_most_once_a_day(cache_home: Path) -> None:
+    """Another installation's write removes files not used for a month: one loaded from marks
+    itself used (a month-old file comes back to now; a file marked today is not touched)."""
+    parser_cache.cached_parser(_text(), _options(), lambda: Lark(_text(), **_options()))  # type: ignore[arg-type]
+    (path,) = cache_home.glob("lark-*.marshal")
+    old = time.time() - parser_cache.STALE_AFTER_S - 60
+    os.utime(path, (old, old))
+    parser_cache.cached_parser(_text(), _options(), lambda: pytest.fail("built again"))
+    assert time.time() - path.stat().st_mtime < 60
+    recent = time.time() - 3600
+    os.utime(path, (recent, recent))
+    parser_cache.cached_parser(_text(), _options(), lambda: pytest.fail("built again"))
+    assert path.stat().st_mtime == pytest.approx(recent, abs=1)

@@ -21,9 +21,9 @@ cache off.
 
 Each grammar change, lark or Python upgrade makes a new key and a new file. When a process writes
 one (a miss, rare), it removes the files it can tell are dead: the JSON files of this cache's
-earlier format, other keys' files not written for :data:`STALE_AFTER_S` (an installation still in
-use rewrites its own at most that often), and temporary files a crashed write left; only files
-of this user, by this cache's names, are touched.
+earlier format, other keys' files not used for :data:`STALE_AFTER_S` (a load marks its file used,
+by its modification time, at most once a day), and temporary files a crashed write left; only
+files of this user, by this cache's names, are touched.
 """
 
 from __future__ import annotations
@@ -53,8 +53,10 @@ _FORMAT = 3
 #: A file starts with this, then the SHA-256 digest of the rest (marshal's bytes).
 _MAGIC = b"iceberg-udf lark parser\n"
 _DIGEST = 32
-#: Another key's file not written for this long is taken for a version no longer in use.
+#: Another key's file not used for this long is taken for a version no longer in use.
 STALE_AFTER_S = 30 * 24 * 3600
+#: A load marks its file used (its modification time) when it was last marked this long ago.
+_MARK_USED_AFTER_S = 24 * 3600
 #: Temporary files of a write are gone within a second; older ones were left by a crash.
 _TMP_STALE_AFTER_S = 24 * 3600
 #: This cache's file names: its parsers, those of its JSON format before, its temporary files.
@@ -97,8 +99,12 @@ def _key(grammar: str, options: dict[str, Any]) -> str:
 def _load(path: Path, key: str) -> Lark | None:
     try:
         with path.open("rb") as f:
-            if not _written_by_us(os.fstat(f.fileno())):
+            st = os.fstat(f.fileno())
+            if not _written_by_us(st):
                 return None
+            if time.time() - st.st_mtime > _MARK_USED_AFTER_S and os.utime in os.supports_fd:
+                with contextlib.suppress(OSError):  # in use: not stale (module doc)
+                    os.utime(f.fileno())
             blob = f.read()
         head = len(_MAGIC) + _DIGEST
         if not blob.startswith(_MAGIC) or len(blob) <= head:
