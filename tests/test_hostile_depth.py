@@ -105,6 +105,17 @@ CASES: dict[str, tuple[str, str, str | None]] = {
         _routine("WHILE x > 0 DO " * DEEP + "SET x = x - 1;" + " END WHILE;" * DEEP),
         TRINO_TOO_DEEP,
     ),
+    "trino-subscript-chain": (
+        "trino",
+        _trino("x" + "[1]" * LONG, params="x array(array(integer))"),
+        None,
+    ),
+    "trino-field-subscript-chain": (
+        "trino",
+        _trino("x" + "[1].a" * LONG, params="x array(row(a integer))"),
+        None,
+    ),
+    "spark-subscript-chain": ("spark", _spark("x" + "[0]" * LONG, params="x ARRAY<INT>"), None),
     "trino-routine-chain": (
         "trino",
         _routine("DECLARE y integer DEFAULT 0; SET y = x" + " + x" * LONG + ";"),

@@ -423,3 +423,37 @@ def test_brackets_that_nest_nothing_are_not_counted() -> None:
     assert parse_one(f'"{many}"', TRINO).name == many  # in a quoted name
     side_by_side = " + ".join(["(1)"] * (sqlglot_dialects.MAX_BRACKET_DEPTH + 50))
     assert len(list(parse_one(side_by_side, TRINO).find_all(exp.Paren))) == len(many)
+
+
+def test_a_chain_of_subscripts_longer_than_the_bound_is_too_deep() -> None:
+    """Each subscript wraps the chain before it; for Trino sqlglot's parser types the whole chain
+    again at each one (quadratic time), so a chain longer than the bound is refused before
+    sqlglot parses it, however it is linked (``][``, ``].a[``, a field named by a keyword)."""
+    limit = sqlglot_dialects.MAX_BRACKET_DEPTH
+    for dialect in (TRINO, SPARK):
+        assert parse_one("x" + "[1]" * limit, dialect) is not None
+        for link in ("", ".a", ".value", ' ."b c"'):
+            text = "x" + f"[1]{link}" * (limit + 1)
+            with pytest.raises(RecursionError, match=f"more than {limit} subscripts"):
+                parse_one(text, dialect)
+
+
+def test_subscripts_that_do_not_chain_are_not_counted() -> None:
+    many = sqlglot_dialects.MAX_BRACKET_DEPTH + 50
+    for dialect in (TRINO, SPARK):
+        side_by_side = " + ".join(["x[1]"] * many)
+        assert len(list(parse_one(side_by_side, dialect).find_all(exp.Bracket))) == many
+        in_calls = "f(" + ", ".join(["x[1][2]"] * many) + ")"
+        assert len(list(parse_one(in_calls, dialect).find_all(exp.Bracket))) == 2 * many
+        in_parens = "(" + ") + (".join(["x[1]"] * many) + ")"
+        assert len(list(parse_one(in_parens, dialect).find_all(exp.Bracket))) == many
+
+
+def test_a_long_chain_is_refused_in_linear_time() -> None:
+    """30,000 chained subscripts took minutes before the bound (sqlglot's quadratic typing)."""
+    import time
+
+    started = time.process_time()
+    with pytest.raises(RecursionError):
+        parse_one("x" + "[1]" * 30_000, TRINO)
+    assert time.process_time() - started < 5

@@ -123,13 +123,18 @@ def parse_one(sql: str, dialect: Dialect) -> exp.Expr:
     return parse_one_with_tokens(sql, dialect)[0]
 
 
-#: The deepest nesting of brackets handed to sqlglot's parser. Pure-Python sqlglot stops far
-#: below it at the default recursion limit (RecursionError from about 50 nested parentheses,
-#: 150 nested subqueries), so no text it could parse is refused here; the compiled sqlglot of
-#: the fast extra counts its own depth for most forms but not for nested subqueries, which it
-#: follows until the C stack overflows and the process dies (about 30,000 levels on an 8 MiB
-#: stack, 2,000 on a thread's 2 MiB). Beyond this depth a text is "too deep", as sqlglot's own
-#: RecursionError says everywhere our callers parse.
+#: The deepest nesting of brackets handed to sqlglot's parser, and the longest chain of
+#: subscripts (``x[1][2]``, ``x[1].a[2]``: each wraps the chain before it, a nesting without
+#: brackets around it). Pure-Python sqlglot stops far below the first at the default recursion
+#: limit (RecursionError from about 50 nested parentheses, 150 nested subqueries), so no text it
+#: could parse is refused by it; the compiled sqlglot of the fast extra counts its own depth for
+#: most forms but not for nested subqueries, which it follows until the C stack overflows and
+#: the process dies (about 30,000 levels on an 8 MiB stack, 2,000 on a thread's 2 MiB). A chain
+#: costs time: for a dialect whose arrays start at 1 (Trino), sqlglot's parser types the whole
+#: chain again at each subscript, so a chain of n takes n squared steps (pure sqlglot: 800
+#: subscripts 2.7 s, about 1,000 a RecursionError after ~4 s; compiled: 4,000 took 20 s, with no
+#: end). Beyond this bound a text is "too deep", as sqlglot's own RecursionError says everywhere
+#: our callers parse.
 MAX_BRACKET_DEPTH = 256
 
 _OPENING = frozenset((TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE))
@@ -138,20 +143,37 @@ _CLOSING = frozenset((TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE)
 
 def _check_depth(sql: str, tokens: list[Token]) -> None:
     """Raise ``RecursionError`` where ``tokens`` nest brackets deeper than
-    :data:`MAX_BRACKET_DEPTH` (a text with fewer opening brackets than that cannot: one count
-    at C speed decides for nearly every text)."""
+    :data:`MAX_BRACKET_DEPTH`, or chain more subscripts than that at one level (a text with
+    fewer opening brackets than that can do neither: one count at C speed decides for nearly
+    every text)."""
     if sql.count("(") + sql.count("[") + sql.count("{") <= MAX_BRACKET_DEPTH:
         return
     depth = 0
+    # Per open level: subscripts in the chain being read, and where the chain stands: 0 not in
+    # one, 1 after a subscript's "]" (a "[" or "." goes on), 2 after its "." (a name goes on).
+    chain, state = [0], [0]
     opening, closing = _OPENING, _CLOSING
     for token in tokens:
         kind = token.token_type
         if kind in opening:
+            if kind == TokenType.L_BRACKET:
+                chain[depth] = chain[depth] + 1 if state[depth] == 1 else 1
+                if chain[depth] > MAX_BRACKET_DEPTH:
+                    raise RecursionError(f"more than {MAX_BRACKET_DEPTH} subscripts in a chain")
             depth += 1
             if depth > MAX_BRACKET_DEPTH:
                 raise RecursionError(f"nested deeper than {MAX_BRACKET_DEPTH} brackets")
+            if depth == len(chain):
+                chain.append(0)
+                state.append(0)
+            chain[depth], state[depth] = 0, 0
         elif kind in closing:
-            depth -= 1
+            depth = max(depth - 1, 0)
+            state[depth] = 1 if kind == TokenType.R_BRACKET else 0
+        elif state[depth] == 1:
+            state[depth] = 2 if kind == TokenType.DOT else 0
+        elif state[depth] == 2:
+            state[depth] = 1  # the field's name, whatever token it is
 
 
 def parse_one_with_tokens(sql: str, dialect: Dialect) -> tuple[exp.Expr, list[Token]]:
