@@ -87,6 +87,7 @@ NATIVE_MODULES = [
     "translator/query_free.py",
     "translator/compile.py",
     "translator/merge.py",
+    "translator/merge_owned.py",
 ]
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Literal
 
 from translator.compile import (
@@ -41,6 +40,7 @@ from translator.defaults import with_default_forms
 from translator.dialects import get_dialect
 from translator.errors import Diagnostic, MergeError, TranslatorError, UnsupportedError
 from translator.ir import CreateFunction, DropFunction, Statement
+from translator.merge_owned import OwnedDefinitions
 from translator.metadata import (
     Definition,
     DefinitionVersion,
@@ -60,8 +60,6 @@ from translator.names import format_name
 from translator.types import IcebergType, TypeParseError, definition_id, parse_type_json
 
 __all__ = ["Change", "ScriptMerge", "apply_statement", "function_key", "merge_statements"]
-
-_VERSION_ID = attrgetter("version_id")
 
 Action = Literal[
     "created-function",
@@ -123,6 +121,7 @@ def merge_statements(
     out = ScriptMerge()
     working: dict[str, UdfMetadata | None] = {}
     indexes: dict[str, DefinitionIndex | None] = {}  # translator.metadata.index
+    owned = OwnedDefinitions()  # the definitions this run copied (translator.merge_owned)
     edits = EDITS[0]
     for stmt in with_default_forms(statements, out.warnings):
         key = function_key(stmt.name)
@@ -133,7 +132,13 @@ def merge_statements(
             indexes[key] = index
         try:
             meta, change, warnings = apply_statement(
-                working[key], stmt, ctx=ctx, options=options, index=indexes[key], key=key
+                working[key],
+                stmt,
+                ctx=ctx,
+                options=options,
+                index=indexes[key],
+                key=key,
+                owned=owned,
             )
         except TranslatorError as e:
             out.errors.append(e.without_frames())
@@ -161,11 +166,11 @@ def _private(meta: UdfMetadata, index: DefinitionIndex | None = None) -> UdfMeta
 
     Made in time proportional to the number of definitions and log entries, not to the size of
     the whole tree: the top level and the two lists statements append to are new, while
-    definitions, versions and log entries stay shared until a statement changes one
-    (:func:`_own_definition` copies it first). So a result shares what did not change with the
-    metadata it was merged into; :func:`translator.metadata.deep_copy` separates them. An index
-    just made by reading every definition (``index``, ``meta``'s) hands over the copy of the
-    definitions list it made then.
+    definitions, versions and log entries stay shared until a statement changes one (the run's
+    :class:`~translator.merge_owned.OwnedDefinitions` copies it first). So a result shares what
+    did not change with the metadata it was merged into; :func:`translator.metadata.deep_copy`
+    separates them. An index just made by reading every definition (``index``, ``meta``'s)
+    hands over the copy of the definitions list it made then.
     """
     out = meta.model_copy()
     spare = None
@@ -176,24 +181,6 @@ def _private(meta: UdfMetadata, index: DefinitionIndex | None = None) -> UdfMeta
     return out
 
 
-def _own_definition(
-    meta: UdfMetadata, d: Definition, index: DefinitionIndex | None = None
-) -> Definition:
-    """``d`` replaced in ``meta`` by a copy a statement may change (its version list is new; the
-    versions themselves are still shared)."""
-    mine = d.model_copy()
-    quiet_assign(mine, "versions", list(d.versions))
-    p = None if index is None else index.position(d.definition_id)
-    if p is None or meta.definitions[p] is not d:
-        p = next((i for i, x in enumerate(meta.definitions) if x is d), None)
-    if p is not None:
-        meta.definitions[p] = mine
-        if index is not None:
-            index.owned(p)
-        return mine
-    raise AssertionError(f"definition {d.definition_id!r} is not in the metadata")
-
-
 def apply_statement(
     metadata: UdfMetadata | None,
     stmt: CreateFunction | DropFunction,
@@ -202,17 +189,25 @@ def apply_statement(
     options: CompileOptions,
     index: DefinitionIndex | None = None,
     key: str | None = None,
+    owned: OwnedDefinitions | None = None,
 ) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
     """Apply one statement to ``metadata``, whose top level and lists it changes in place
     (callers pass a :func:`_private` copy); definitions are copied before they are changed.
     ``index``: where ``metadata``'s definitions sit (:mod:`translator.metadata.index`), kept up to
     date here; a drop leaves it wrong (the caller drops it). ``key``: the statement's
-    :func:`function_key`, where the caller has it."""
+    :func:`function_key`, where the caller has it. ``owned``: the definitions the caller's run
+    has copied so far (a run's statements share one; without it this statement is a run)."""
     if isinstance(stmt, DropFunction):
         meta, change = _drop(metadata, stmt, ctx)
         return meta, change, list(stmt.warnings)
     return _create(
-        metadata, stmt, ctx, options, index, function_key(stmt.name) if key is None else key
+        metadata,
+        stmt,
+        ctx,
+        options,
+        index,
+        function_key(stmt.name) if key is None else key,
+        OwnedDefinitions() if owned is None else owned,
     )
 
 
@@ -227,6 +222,7 @@ def _create(
     options: CompileOptions,
     index: DefinitionIndex | None,
     key: str,
+    owned: OwnedDefinitions,
 ) -> tuple[UdfMetadata | None, Change, list[Diagnostic]]:
     def_id = _definition_id(stmt.parameter_types, stmt)
     warnings = list(stmt.warnings)
@@ -244,7 +240,7 @@ def _create(
     if existing is not None:
         _check_return_type(existing, stmt, key, def_id)
         if options.attach:
-            return _attach(meta, existing, stmt, ctx, key, warnings, index)  # type: ignore[arg-type]
+            return _attach(meta, existing, stmt, ctx, key, warnings, index, owned)  # type: ignore[arg-type]
         if stmt.if_not_exists:
             return (
                 meta,
@@ -258,7 +254,7 @@ def _create(
                 warnings,
             )
         if not stmt.or_replace and not (
-            same_properties(meta, stmt) and _unchanged(existing, stmt, deterministic_default)
+            same_properties(meta, stmt) and _unchanged(existing, stmt, deterministic_default, owned)
         ):
             raise MergeError(
                 f"function {key}({def_id}) already exists; use CREATE OR REPLACE to make a new "
@@ -276,7 +272,7 @@ def _create(
     if (
         existing is not None
         and not prop_warnings
-        and _unchanged(existing, stmt, deterministic_default)
+        and _unchanged(existing, stmt, deterministic_default, owned)
     ):
         # CREATE OR REPLACE of what is already current (a deploy run twice): no new version,
         # so nothing is transpiled either.
@@ -304,11 +300,12 @@ def _create(
         return meta, Change("added-definition", key, def_id, 1), warnings + prop_warnings
 
     # CREATE OR REPLACE of a known signature, with something changed.
-    existing = _own_definition(meta, existing, index)
+    existing = owned.own(meta, existing, index)
     ts = _next_timestamp(meta, ctx)
-    next_id = max(map(_VERSION_ID, existing.versions)) + 1
+    next_id = owned.next_version_id(existing)
     existing.versions.append(new_version(stmt, next_id, ts, reps, deterministic_default))
     quiet_assign(existing, "current_version_id", next_id)  # our own copy: no caller's edit
+    owned.appended_current(existing)
     quiet_assign(existing, "parameters", _updated_parameters(existing, stmt))
     if stmt.doc is not None:
         quiet_assign(existing, "doc", stmt.doc)
@@ -352,9 +349,10 @@ def _attach(
     key: str,
     warnings: list[Diagnostic],
     index: DefinitionIndex | None,
+    owned: OwnedDefinitions,
 ) -> tuple[UdfMetadata, Change, list[Diagnostic]]:
     """Put ``stmt``'s body into the current version as its representation for its dialect."""
-    current = existing.current_version
+    current = owned.current(existing)
     def_id = existing.definition_id
     old = current.representation(stmt.dialect)
     if old is not None and old.sql == stmt.body.text:
@@ -370,7 +368,7 @@ def _attach(
             warnings,
         )
     rep = sql_representation(stmt.dialect, stmt.body.text)
-    existing = _own_definition(meta, existing, index)
+    existing = owned.own(meta, existing, index)
     shared, current = current, current.model_copy()
     quiet_assign(existing, "versions", [current if v is shared else v for v in existing.versions])
     current.representations = [
@@ -405,13 +403,15 @@ def _attach(
     )
 
 
-def _unchanged(existing: Definition, stmt: CreateFunction, deterministic_default: bool) -> bool:
+def _unchanged(
+    existing: Definition, stmt: CreateFunction, deterministic_default: bool, owned: OwnedDefinitions
+) -> bool:
     """Whether re-running ``stmt`` would write what the current version and docs already say.
 
     Only the statement's own dialect is compared (its body as written, its characteristics), so
     the question is answered before any transpiling.
     """
-    current = existing.current_version
+    current = owned.current(existing)
     candidate = new_version(
         stmt,
         current.version_id,
