@@ -185,3 +185,26 @@ def test_small_declarations_are_not_bound() -> None:
     body = "DECLARE a integer DEFAULT p + 1;\nDECLARE b integer DEFAULT a * 2;\nRETURN b;"
     form = spark_form(parse_routine(_fn("small", "p integer", "integer", body)))
     assert form.sql is not None and "ELEMENT_AT" not in form.sql, form.sql
+
+
+def test_holes_are_filled_in_the_roots_as_one_pass_each_would() -> None:
+    """A hole inside a tree is replaced in place; a hole that is a root is replaced in the list
+    (every position that holds it), and the tree put there can itself be filled later; a hole
+    in neither changes nothing. As :class:`lowering._Roots` does it by an identity table."""
+    from sqlglot import exp
+
+    from translator.dialects.trino.routines.lowering import _Hole, _Roots
+
+    inner, alone, stray = _Hole(None, value=exp.null()), _Hole(None), _Hole(None)
+    holder = exp.Paren(this=inner.node)
+    roots = _Roots([holder, alone.node, exp.Literal.number(1), alone.node])
+    filler = exp.Literal.number(2)
+    roots.fill(inner, exp.Literal.number(7))
+    roots.fill(alone, filler)
+    roots.fill(stray, exp.Literal.number(9))
+    assert [r.sql() for r in roots.items] == ["(7)", "2", "1", "2"]
+    assert roots.items[0] is holder and roots.items[1] is filler is roots.items[3]
+    again = _Hole(None)
+    again.node = filler
+    roots.fill(again, exp.Literal.number(3))
+    assert [r.sql() for r in roots.items] == ["(7)", "3", "1", "3"]
