@@ -247,7 +247,11 @@ class _Lowering:
         earlier one's value: unbound, a chain of them would grow the expression
         exponentially), then its statements, then ``k`` with the block's variables gone."""
         outer = set(frame.values)
-        inner = frame
+        # The variables in scope, grown in place as each name is declared (a frame a name, as
+        # ``Frame.set`` makes, would copy them all: n declarations, n squared steps). A default
+        # is read against a frame over them that nothing keeps (:meth:`typed_value` only reads
+        # it); a frame that outlives the step (the binding's, the statements') gets copies.
+        values, types = dict(frame.values), dict(frame.types)
         root: exp.Expr | None = None
         hole: _Hole | None = None
         lets = 0
@@ -255,22 +259,26 @@ class _Lowering:
             t = self.trino_type(d.type)
             for name in d.names:
                 if d.default is not None:  # evaluated with the block's earlier declarations
-                    value = self.typed_value(d.default, inner, t)
+                    value = self.typed_value(d.default, Frame(values, types), t)
                 else:
                     value = self.cast(exp.Null(), t)
-                inner = inner.set(name.value.lower(), value, t)
+                values[name.value.lower()] = value
+                if t is not None:
+                    types[name.value.lower()] = t
             if d.default is None or all(
-                isinstance(inner.values[n.value.lower()], _SMALL) for n in d.names
+                isinstance(values[n.value.lower()], _SMALL) for n in d.names
             ):
                 continue
             holes = _Holes()
-            tree = self.bound(inner, holes.fall)
+            tree = self.bound(Frame(dict(values), dict(types)), holes.fall)
             root = tree if hole is None else hole.fill(root, tree)
             (hole,) = holes.made
-            inner = hole.fall_frame()
+            fall = hole.fall_frame()
+            values, types = dict(fall.values), dict(fall.types)
             lets += _lambdas_between(hole.node, tree)
             if lets > MAX_SPARK_LAMBDAS:  # as in :meth:`statements`
                 raise Refused(too_deep_form(lets))
+        inner = Frame(values, types)
         rest = self.statements(block.statements, inner, exits, lambda f: k(f.only(outer)))
         return rest if hole is None else hole.fill(root, rest)
 
@@ -284,10 +292,10 @@ class _Lowering:
         args: list[exp.Expr] = []
         for n in big:
             args += [exp.Literal.string(fields[n]), self.cast(frame.values[n], frame.types[n])]
-        bound = frame
+        values = dict(frame.values)  # one copy for every name bound, not one a name
         for n in big:
-            bound = bound.set(n, ref(var, fields[n]))
-        return let(call("named_struct", *args), var, k(bound))
+            values[n] = ref(var, fields[n])
+        return let(call("named_struct", *args), var, k(Frame(values, frame.types)))
 
     def branches(
         self,
