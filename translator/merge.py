@@ -57,6 +57,7 @@ from translator.metadata.index import (
 )
 from translator.metadata.model import EDITS, quiet_assign
 from translator.names import format_name
+from translator.rebuild import Reduced, by_init
 from translator.types import IcebergType, TypeParseError, definition_id, parse_type_json
 
 __all__ = ["Change", "ScriptMerge", "apply_statement", "function_key", "merge_statements"]
@@ -89,6 +90,9 @@ class Change:
         ver = f" v{self.version_id}" if self.version_id is not None else ""
         extra = f": {self.detail}" if self.detail else ""
         return f"{self.action} {self.function}{sig}{ver}{extra}"
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(slots=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from translator.errors import Position, SqlSyntaxError, position_at
+from translator.rebuild import Reduced, by_init
 
 __all__ = [
     "Lexical",
@@ -48,6 +49,9 @@ class Lexical:
         inner = token.text[1:-1].replace(q + q, q)
         return inner.lower() if self.quoted_names_fold else inner
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Token:
@@ -63,9 +67,8 @@ class Token:
     def upper(self) -> str:
         return self.text.upper()
 
-    def __reduce__(self) -> tuple[type[Token], tuple[str, int, int, str]]:
-        """Its fields for the constructor: compiled, a frozen dataclass's setstate raises."""
-        return Token, (self.kind, self.start, self.end, self.text)
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @cache
@@ -303,6 +306,11 @@ class StatementText:
 
     def __repr__(self) -> str:
         return f"StatementText({self.text!r}, {self.position!r})"
+
+    def __reduce__(self) -> Reduced:
+        """Its constructor's arguments (compiled, the class cannot be made without them); its
+        tokens are made again when asked for."""
+        return StatementText, (self.text, self.position, self._lex, self._file, self._invisible)
 
     @property
     def tokens(self) -> tuple[Token, ...]:

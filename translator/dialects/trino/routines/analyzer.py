@@ -44,6 +44,7 @@ from translator.dialects.trino.routines.expr_types import (
 )
 from translator.dialects.trino.routines.reading import expression_parts, parse_expression
 from translator.errors import Position, position_at
+from translator.rebuild import Reduced, by_init
 
 __all__ = ["RoutineProblem", "analyze", "analyze_routine"]
 
@@ -64,6 +65,9 @@ class RoutineProblem:
     def __str__(self) -> str:
         p = self.position
         return f"{self.code}: line {p.line}:{p.column}: {self.message}"
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 class _Rejected(Exception):
