@@ -163,13 +163,12 @@ _DEFAULT_OPTIONS = CompileOptions()
 def _private(meta: UdfMetadata, index: DefinitionIndex | None = None) -> UdfMetadata:
     """The copy of ``meta`` a script's statements change; the caller's is never changed.
 
-    Made in time proportional to the number of definitions and log entries, not to the size of
-    the whole tree: the top level and the two lists statements append to are new, while
-    definitions, versions and log entries stay shared until a statement changes one
-    (:func:`_own_definition` copies it first). So a result shares what did not change with the
-    metadata it was merged into; :func:`translator.metadata.deep_copy` separates them. An index
-    just made by reading every definition (``index``, ``meta``'s) hands over the copy of the
-    definitions list it made then.
+    Made in time proportional to the number of definitions and log entries, not to the size of the
+    whole tree: the top level and the two lists statements append to are new, while definitions,
+    versions and log entries stay shared until a statement changes one (:func:`_own_definition`
+    copies it first). So a result shares what did not change with the metadata it was merged into;
+    :func:`translator.metadata.deep_copy` separates them. An index just made by reading every
+    definition (``index``, ``meta``'s) hands over the copy of the definitions list it made then.
     """
     out = meta.model_copy()
     spare = None
@@ -220,8 +219,7 @@ def apply_statement(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# CREATE
+# -- CREATE ----------------------------------------------------------------------------------
 
 
 def _create(
@@ -462,8 +460,7 @@ def _updated_parameters(existing: Definition, stmt: CreateFunction) -> list[Para
     return out
 
 
-# --------------------------------------------------------------------------------------------
-# DROP
+# -- DROP ------------------------------------------------------------------------------------
 
 
 def _drop(
@@ -494,8 +491,7 @@ def _drop(
     return meta, Change("dropped-definition", key, def_id)
 
 
-# --------------------------------------------------------------------------------------------
-# The log
+# -- The log ---------------------------------------------------------------------------------
 
 
 def _next_timestamp(meta: UdfMetadata, ctx: Context) -> int:

@@ -117,8 +117,7 @@ def analyze_routine(
     return None
 
 
-# ---------------------------------------------------------------------------------------------
-# Expressions
+# -- Expressions ------------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -184,13 +183,10 @@ class _Facts:
 
 
 def _function_name(node: exp.Expr) -> str:
-    if isinstance(node, exp.Anonymous):
-        return str(node.name).lower()
-    return str(node.key).lower()
+    return str(node.name if isinstance(node, exp.Anonymous) else node.key).lower()
 
 
-# ---------------------------------------------------------------------------------------------
-# The analyzer
+# -- The analyzer -----------------------------------------------------------------------------
 
 
 class _Analyzer:
