@@ -21,7 +21,7 @@ FIXED_KEYS = {
     "translator.dialects.grammar.inline_parser": "a grammar, start rule and Builder class",
     "translator.dialects.grammar._compiled": "a pattern of a grammar's terminals",
     "translator.frontend._function_ddl": "no argument",
-    "translator.script._invisible_class": "no argument",
+    "translator.invisible.invisible_class": "no argument",
     "translator.script._token_pattern": "a dialect's lexical settings",
     "translator.script._split_pattern": "a dialect's lexical settings",
     "translator.script._after_end": "no argument",

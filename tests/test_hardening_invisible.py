@@ -56,19 +56,20 @@ def test_an_invisible_character_in_a_metadata_body_is_refused(dialect: str) -> N
 
 
 def test_the_invisible_ranges_kept_are_the_scan_of_this_unicode_version() -> None:
-    """script.py keeps the scan's result per Unicode version (the scan costs 0.13 s a process)."""
+    """invisible.py keeps the scan's result per Unicode version (the scan costs 0.13 s a
+    process)."""
     import unicodedata
 
-    from translator import script
+    from translator import invisible
 
     found: list[list[int]] = []
     for c in range(0x110000):
-        if script._invisible(chr(c)):
+        if invisible._invisible(chr(c)):
             if found and found[-1][1] == c - 1:
                 found[-1][1] = c
             else:
                 found.append([c, c])
-    kept = script._INVISIBLE_RANGES.get(unicodedata.unidata_version)
+    kept = invisible._INVISIBLE_RANGES.get(unicodedata.unidata_version)
     if kept is None:
         pytest.skip(f"no ranges kept for Unicode {unicodedata.unidata_version}: scanned")
     assert tuple(tuple(r) for r in found) == kept

@@ -18,6 +18,7 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
 from translator.query_free import QueryFree
+from translator.rebuild import Reduced, by_init
 from translator.sqlglot_dialects import (
     GENERIC,
     dialect_named,
@@ -98,6 +99,9 @@ class Transpiled:
     sql: str | None
     reason: str | None = None
     notes: tuple[str, ...] = ()
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 def parameter_references(ast: Any, parameters: Sequence[str]) -> set[str]:

@@ -31,8 +31,9 @@ from translator.bodies import parse_body
 from translator.dialects import DIALECTS, get_dialect
 from translator.dialects.base import stored_body_kind
 from translator.errors import SqlSyntaxError
+from translator.invisible import invisible_character
 from translator.metadata import SqlRepresentation, UdfMetadata
-from translator.script import Lexical, Token, invisible_character, span_list, split_statements
+from translator.script import Lexical, Token, span_list, split_statements
 from translator.sqltrees import column_name, scoped_columns
 
 __all__ = ["BODY_DIALECTS", "body_problem", "free_references", "representation_problems"]

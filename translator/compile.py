@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar, Token
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, get_args
 
 from translator.bodies import transpile_body
@@ -32,6 +32,7 @@ from translator.metadata import (
 from translator.metadata.index import append_log_entry
 from translator.metadata.model import trusted
 from translator.names import format_name
+from translator.rebuild import Reduced, by_init
 from translator.sqltrees import unlink, unlinked
 from translator.statement_cache import keeps_parses
 from translator.types import definition_id, type_to_json
@@ -45,19 +46,35 @@ __all__ = [
     "new_metadata",
     "new_version",
     "owned_trees",
+    "random_uuid",
     "representations",
     "source_representation",
     "sql_representation",
     "statement_properties",
+    "wall_clock_ms",
 ]
+
+
+def wall_clock_ms() -> int:
+    """The time now in milliseconds since the epoch, as Iceberg's metadata records it."""
+    return time.time_ns() // 1_000_000
+
+
+def random_uuid() -> str:
+    """A new random (version 4) UUID."""
+    return str(uuid.uuid4())
 
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """Injected sources of time and identity, so output is byte-stable under test."""
+    """Injected sources of time and identity, so output is byte-stable under test. The defaults
+    are module functions, not lambdas, so that a default context pickles (by their names)."""
 
-    clock: Callable[[], int] = field(default=lambda: time.time_ns() // 1_000_000)
-    new_uuid: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    clock: Callable[[], int] = wall_clock_ms
+    new_uuid: Callable[[], str] = random_uuid
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +91,9 @@ class CompileOptions:
             return ()
         wanted = self.targets if self.targets is not None else tuple(DIALECTS)
         return tuple(d for d in wanted if d != source)
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 def source_representation(stmt: CreateFunction) -> SqlRepresentation:

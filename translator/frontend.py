@@ -11,8 +11,9 @@ from translator.collector import spaced_collections
 from translator.dialects import get_dialect
 from translator.dialects.base import TypeInference
 from translator.errors import SqlSyntaxError, TranslatorError, position_at
+from translator.invisible import insignificant_pattern, invisible_character
 from translator.ir import SkippedStatement, Statement
-from translator.script import StatementText, insignificant_pattern, invisible_character
+from translator.script import StatementText
 from translator.statement_cache import parse_statement, split_statements
 
 __all__ = ["ParsedScript", "is_function_ddl", "parse_script"]

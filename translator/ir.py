@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from translator.errors import Diagnostic, Position
+from translator.rebuild import Reduced, by_init
 from translator.types import IcebergType, StructType, type_to_json
 
 __all__ = [
@@ -35,6 +36,9 @@ class Parameter:
     default: str | None = None
     position: Position | None = field(default=None, compare=False)
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Body:
@@ -50,6 +54,9 @@ class Body:
     position: Position | None = field(default=None, compare=False)
     ast: Any = field(default=None, compare=False, repr=False)
     parse_error: str | None = field(default=None, compare=False)
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +135,9 @@ class CreateFunction:
     def is_table_function(self) -> bool:
         return self.kind == "udtf" and isinstance(self.return_type, StructType)
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class DropFunction:
@@ -161,6 +171,9 @@ class DropFunction:
             "warnings": [_diag_dict(w) for w in self.warnings],
         }
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class SkippedStatement:
@@ -172,6 +185,9 @@ class SkippedStatement:
 
     def to_dict(self) -> dict[str, Any]:
         return {"statement": "skipped", "reason": self.reason, "at": _pos(self.position)}
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 Statement = CreateFunction | DropFunction | SkippedStatement

@@ -57,6 +57,7 @@ from translator.metadata.index import (
 )
 from translator.metadata.model import EDITS, quiet_assign
 from translator.names import format_name
+from translator.rebuild import Reduced, by_init
 from translator.types import IcebergType, TypeParseError, definition_id, parse_type_json
 
 __all__ = ["Change", "ScriptMerge", "apply_statement", "function_key", "merge_statements"]
@@ -87,6 +88,9 @@ class Change:
         ver = f" v{self.version_id}" if self.version_id is not None else ""
         extra = f": {self.detail}" if self.detail else ""
         return f"{self.action} {self.function}{sig}{ver}{extra}"
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(slots=True)
@@ -164,13 +168,12 @@ _DEFAULT_OPTIONS = CompileOptions()
 def _private(meta: UdfMetadata, index: DefinitionIndex | None = None) -> UdfMetadata:
     """The copy of ``meta`` a script's statements change; the caller's is never changed.
 
-    Made in time proportional to the number of definitions and log entries, not to the size of
-    the whole tree: the top level and the two lists statements append to are new, while
-    definitions, versions and log entries stay shared until a statement changes one (the run's
-    :class:`~translator.merge_owned.OwnedDefinitions` copies it first). So a result shares what
-    did not change with the metadata it was merged into; :func:`translator.metadata.deep_copy`
-    separates them. An index just made by reading every definition (``index``, ``meta``'s)
-    hands over the copy of the definitions list it made then.
+    Made in time proportional to the number of definitions and log entries, not to the size of the
+    whole tree: the top level and the two lists statements append to are new, while definitions,
+    versions and log entries stay shared until a statement changes one (the run's
+    :class:`~translator.merge_owned.OwnedDefinitions` copies it first). So a result shares what did
+    not change with the metadata it was merged into; :func:`translator.metadata.deep_copy`
+    separates them. An index made by reading every definition hands over its copy of the list.
     """
     out = meta.model_copy()
     spare = None
@@ -211,8 +214,7 @@ def apply_statement(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# CREATE
+# -- CREATE ----------------------------------------------------------------------------------
 
 
 def _create(
@@ -458,8 +460,7 @@ def _updated_parameters(existing: Definition, stmt: CreateFunction) -> list[Para
     return out
 
 
-# --------------------------------------------------------------------------------------------
-# DROP
+# -- DROP ------------------------------------------------------------------------------------
 
 
 def _drop(
@@ -490,8 +491,7 @@ def _drop(
     return meta, Change("dropped-definition", key, def_id)
 
 
-# --------------------------------------------------------------------------------------------
-# The log
+# -- The log ---------------------------------------------------------------------------------
 
 
 def _next_timestamp(meta: UdfMetadata, ctx: Context) -> int:

@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from translator.rebuild import Reduced, by_init
 from translator.sqltrees import ByClass, copy_tree, depth_first
 
 __all__ = ["QueryFree", "query_free"]
@@ -41,6 +42,9 @@ class QueryFree:
     reason: str | None = None
     private: bool = False
     nodes: list[Any] | None = None
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 class _Refused(Exception):

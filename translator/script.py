@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from functools import cache
 
 from translator.errors import Position, SqlSyntaxError, position_at
+from translator.invisible import invisible_class
+from translator.rebuild import Reduced, by_init
 
 __all__ = [
     "Lexical",
     "StatementText",
     "Token",
-    "insignificant_pattern",
-    "invisible_character",
     "scan",
     "split_statements",
 ]
@@ -48,6 +48,9 @@ class Lexical:
         inner = token.text[1:-1].replace(q + q, q)
         return inner.lower() if self.quoted_names_fold else inner
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Token:
@@ -63,53 +66,8 @@ class Token:
     def upper(self) -> str:
         return self.text.upper()
 
-    def __reduce__(self) -> tuple[type[Token], tuple[str, int, int, str]]:
-        """Its fields for the constructor: compiled, a frozen dataclass's setstate raises."""
-        return Token, (self.kind, self.start, self.end, self.text)
-
-
-@cache
-def _invisible_class() -> str:
-    """A regex class of the characters that show nothing: Unicode format characters (a BOM, a
-    zero-width space, bidirectional controls) and control characters other than whitespace
-    (NUL). Outside strings and comments they are tokens of kind ``invisible``: ignored between
-    statements (a BOM where files were concatenated), an error inside one."""
-    if unicodedata.unidata_version in _INVISIBLE_RANGES:  # a scan of every code point: 0.13 s
-        ranges = _INVISIBLE_RANGES[unicodedata.unidata_version]
-        chars = [chr(c) for first, last in ranges for c in range(first, last + 1)]
-    else:
-        chars = [chr(c) for c in range(0x110000) if _invisible(chr(c))]
-    return "[" + "".join(re.escape(c) for c in chars) + "]"
-
-
-def _invisible(c: str) -> bool:
-    return unicodedata.category(c) in ("Cf", "Cc") and not c.isspace()
-
-
-#: What :func:`_invisible` finds, as code point ranges, per Unicode version of Python's
-#: ``unicodedata`` (``tests/test_hardening_invisible.py`` compares it with the scan).
-_INVISIBLE_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
-    "14.0.0": (
-        (0x0, 0x8), (0xE, 0x1B), (0x7F, 0x84), (0x86, 0x9F), (0xAD, 0xAD), (0x600, 0x605),
-        (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F), (0x890, 0x891), (0x8E2, 0x8E2),
-        (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064),
-        (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
-        (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
-        (0xE0001, 0xE0001), (0xE0020, 0xE007F),
-    ),
-}  # fmt: skip
-
-
-def insignificant_pattern() -> str:
-    """A regular expression for one run of what separates significant tokens (spaces, complete
-    comments, invisible characters), for quick looks at a statement's first words."""
-    return rf"(?:\s|--[^\n]*|/\*(?s:.*?)\*/|{_invisible_class()})++"
-
-
-def invisible_character(text: str) -> str:
-    """How messages name an invisible character: ``U+200B (ZERO WIDTH SPACE)``."""
-    c = text[0]
-    return f"U+{ord(c):04X} ({unicodedata.name(c, 'control character')})"
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -194,7 +152,7 @@ def _token_pattern(lex: Lexical) -> re.Pattern[str]:
     openers = "'\"" + ("`" if lex.backquote_identifiers else "")
     alternatives = [
         r"(?P<space>\s+)",
-        rf"(?P<invisible>{_invisible_class()}+)",
+        rf"(?P<invisible>{invisible_class()}+)",
         r"(?P<comment>--[^\n]*|/\*(?s:.*?)\*/)",
         rf"(?P<string>{'|'.join(strings)})",
         *([rf"(?P<qident>{'|'.join(idents)})"] if idents else []),
@@ -304,6 +262,11 @@ class StatementText:
     def __repr__(self) -> str:
         return f"StatementText({self.text!r}, {self.position!r})"
 
+    def __reduce__(self) -> Reduced:
+        """Its constructor's arguments (compiled, the class cannot be made without them); its
+        tokens are made again when asked for."""
+        return StatementText, (self.text, self.position, self._lex, self._file, self._invisible)
+
     @property
     def tokens(self) -> tuple[Token, ...]:
         """The statement's tokens (offsets relative to ``text``), comments and spaces included."""
@@ -364,7 +327,7 @@ def _split_pattern(lex: Lexical) -> re.Pattern[str]:
     """
     base = _token_pattern(lex).pattern
     openers = "'\"" + ("`" if lex.backquote_identifiers else "")
-    invisible = _invisible_class()[1:-1]
+    invisible = invisible_class()[1:-1]
     keyword = "|".join(w.lower() for w in _SPLIT_WORDS)
     strings, idents = _quoted_patterns(lex)
     one = (
@@ -445,7 +408,7 @@ def _after_end() -> re.Pattern[str]:
     """After END: spaces, comments and invisible characters, then the next word if a word is
     next (an unterminated comment stops it; the scan raises when it gets there)."""
     return re.compile(
-        rf"(?:\s+|--[^\n]*|/\*(?s:.*?)\*/|{_invisible_class()})*([A-Za-z_][A-Za-z0-9_$]*)?"
+        rf"(?:\s+|--[^\n]*|/\*(?s:.*?)\*/|{invisible_class()})*([A-Za-z_][A-Za-z0-9_$]*)?"
     )
 
 

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from translator.rebuild import Reduced, by_init
+
 __all__ = [
     "EDGE_ALGORITHMS",
     "MAX_TYPE_NESTING",
@@ -89,6 +91,9 @@ class IcebergType:
     @property
     def is_primitive(self) -> bool:
         return not isinstance(self, ListType | MapType | StructType)
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +231,9 @@ class StructField:
     name: str
     type: IcebergType
     doc: str | None = field(default=None, compare=False, hash=False)
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(frozen=True, slots=True)

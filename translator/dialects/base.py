@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 from translator.errors import Diagnostic
 from translator.names import format_name
 from translator.query_free import QueryFree
+from translator.rebuild import Reduced, by_init
 from translator.types import IcebergType, ListType, MapType, StructType
 
 if TYPE_CHECKING:
@@ -89,6 +90,9 @@ class RoutineSpec:
         """How messages name it: a batch emits many functions, so the name comes first."""
         return version_label(self.name, self.definition_id, self.version_id)
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 def version_label(name: tuple[str, ...], definition_id: str, version_id: int) -> str:
     """``cat.db.fn(definition-id) version 3``: how a message names one definition version."""
@@ -102,6 +106,9 @@ class Rendered:
     text: str
     lossy: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 # ---------------------------------------------------------------------------------------------

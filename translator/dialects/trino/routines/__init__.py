@@ -53,6 +53,7 @@ from translator.errors import (
     UnsupportedError,
     position_at,
 )
+from translator.rebuild import Reduced, by_init
 from translator.sqlglot_dialects import SPARK
 from translator.sqltrees import breadth_first, copy_tree, unlink, unlink_listed
 from translator.types import IcebergType, PrimitiveType
@@ -124,6 +125,9 @@ class SparkForm:
     sql: str | None
     reason: str | None = None
     names: frozenset[str] | None = None
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 def routine_from_parts(

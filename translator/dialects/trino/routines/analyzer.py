@@ -44,6 +44,7 @@ from translator.dialects.trino.routines.expr_types import (
 )
 from translator.dialects.trino.routines.reading import expression_parts, parse_expression
 from translator.errors import Position, position_at
+from translator.rebuild import Reduced, by_init
 
 __all__ = ["RoutineProblem", "analyze", "analyze_routine"]
 
@@ -64,6 +65,9 @@ class RoutineProblem:
     def __str__(self) -> str:
         p = self.position
         return f"{self.code}: line {p.line}:{p.column}: {self.message}"
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 class _Rejected(Exception):
@@ -113,8 +117,7 @@ def analyze_routine(
     return None
 
 
-# ---------------------------------------------------------------------------------------------
-# Expressions
+# -- Expressions ------------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
@@ -180,13 +183,10 @@ class _Facts:
 
 
 def _function_name(node: exp.Expr) -> str:
-    if isinstance(node, exp.Anonymous):
-        return str(node.name).lower()
-    return str(node.key).lower()
+    return str(node.name if isinstance(node, exp.Anonymous) else node.key).lower()
 
 
-# ---------------------------------------------------------------------------------------------
-# The analyzer
+# -- The analyzer -----------------------------------------------------------------------------
 
 
 class _Analyzer:

@@ -16,6 +16,7 @@ from typing import Protocol
 from sqlglot import exp
 
 from translator.dialects.trino.routines import syntax as s
+from translator.rebuild import Reduced, by_init
 from translator.sqlglot_dialects import SPARK
 
 #: Iterations a loop without a derivable bound may run in Spark before the call fails.
@@ -66,6 +67,9 @@ class Frame:
             {k: v for k, v in self.values.items() if k in keep},
             {k: v for k, v in self.types.items() if k in keep},
         )
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 Continuation = Callable[[Frame], exp.Expr]

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from translator.dialects.trino.routines.expr_types import INTEGER_TYPES, type_of
+from translator.rebuild import Reduced, by_init
 from translator.sqlglot_dialects import GENERIC, TRINO
 from translator.sqltrees import ByClass, column_name, copy_tree, depth_first, has_no_table
 
@@ -83,6 +84,9 @@ class Rewritten:
     names: frozenset[str]
     calls: tuple[exp.Anonymous, ...] | None
     nodes: list[exp.Expr] | None = None
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 def rewritten(

@@ -19,6 +19,7 @@ from typing import Any
 from lark import Token, Tree
 
 from translator.dialects.grammar import load_parser, parse_with, token_end, token_start
+from translator.rebuild import Reduced, by_init
 
 __all__ = [
     "Block",
@@ -50,6 +51,9 @@ class Name:
     value: str
     offset: int
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Expr:
@@ -57,6 +61,9 @@ class Expr:
 
     text: str
     offset: int
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +73,9 @@ class Declare:
     default: Expr | None
     offset: int
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Block:
@@ -73,11 +83,17 @@ class Block:
     statements: tuple[Statement, ...]
     offset: int
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Return:
     value: Expr
     offset: int
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +101,9 @@ class SetStmt:
     target: Name
     value: Expr
     offset: int
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +113,9 @@ class IfStmt:
     branches: tuple[tuple[Expr, tuple[Statement, ...]], ...]
     otherwise: tuple[Statement, ...] | None
     offset: int
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +127,17 @@ class CaseStmt:
     otherwise: tuple[Statement, ...] | None
     offset: int
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Leave:
     label: Name
     offset: int
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,12 +145,18 @@ class Iterate:
     label: Name
     offset: int
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class LoopStmt:
     label: Name | None
     body: tuple[Statement, ...]
     offset: int
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +166,9 @@ class WhileStmt:
     body: tuple[Statement, ...]
     offset: int
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class RepeatStmt:
@@ -139,6 +176,9 @@ class RepeatStmt:
     body: tuple[Statement, ...]
     until: Expr
     offset: int
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +191,9 @@ class ForStmt:
     high: Expr
     body: tuple[Statement, ...]
     offset: int
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 Statement = (
@@ -168,6 +211,9 @@ class Characteristic:
     value: Any
     offset: int
 
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Routine:
@@ -184,6 +230,9 @@ class Routine:
     body: Block | Return
     function_offset: int
     text: str
+
+    def __reduce__(self) -> Reduced:
+        return by_init(self)
 
 
 def parse_routine(text: str) -> Routine:
