@@ -250,7 +250,8 @@ class _Lowering:
         # The variables in scope, grown in place as each name is declared (a frame a name, as
         # ``Frame.set`` makes, would copy them all: n declarations, n squared steps). A default
         # is read against a frame over them that nothing keeps (:meth:`typed_value` only reads
-        # it); a frame that outlives the step (the binding's, the statements') gets copies.
+        # it); after a binding they are copied afresh, so a frame a binding kept over the old
+        # ones never sees them change.
         values, types = dict(frame.values), dict(frame.types)
         root: exp.Expr | None = None
         hole: _Hole | None = None
@@ -263,14 +264,13 @@ class _Lowering:
                 else:
                     value = self.cast(exp.Null(), t)
                 values[name.value.lower()] = value
-                if t is not None:
-                    types[name.value.lower()] = t
+                types[name.value.lower()] = t
             if d.default is None or all(
                 isinstance(values[n.value.lower()], _SMALL) for n in d.names
             ):
                 continue
             holes = _Holes()
-            tree = self.bound(Frame(dict(values), dict(types)), holes.fall)
+            tree = self.bound(Frame(values, types), holes.fall)
             root = tree if hole is None else hole.fill(root, tree)
             (hole,) = holes.made
             fall = hole.fall_frame()
