@@ -1,15 +1,17 @@
 """Where compile's time goes: each phase timed inside ``compile_script``, as a ratio to the sqlglot
 baseline measured in the same process (see :mod:`benchmarks.throughput`).
 
-    python -m benchmarks.phases [--build pure] [--statements N]
+    python -m benchmarks.phases [--build pure] [--statements N] [--json]
 
-Each phase is timed by wrapping the function that does it (the wrappers cost about the same
-everywhere, so compare rows, not absolutes). Nested phases are shown under their parent.
+Each phase is timed by wrapping the function that does it, looked up where its callers find it
+(the wrappers cost about the same everywhere, so compare rows, not absolutes). Nested phases are
+shown under their parent. ``--json`` prints the seconds by label instead of the table.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -24,7 +26,7 @@ _PHASES = (
     ("  sqlglot: parse the body", "translator.dialects.trino.assemble", "parse_body"),
     ("merge (with transpiling)", "translator.api", "merge_statements"),
     ("  transpile and check a body", "translator.compile", "transpile_body"),
-    ("    sqlglot: parse the result back", "translator.bodies", "_parse_one_with_tokens"),
+    ("    sqlglot: parse the result back", "translator.bodies", "parse_one_with_tokens"),
 )
 
 
@@ -75,6 +77,7 @@ def main() -> None:
     ap.add_argument("--build", choices=["pure", "installed"], default="installed")
     ap.add_argument("--statements", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=20240607)
+    ap.add_argument("--json", action="store_true", help="seconds by label, as one JSON object")
     args = ap.parse_args()
     if args.build == "pure":
         from benchmarks import purepython
@@ -105,11 +108,16 @@ def main() -> None:
         _compile(scripts[i : i + 350])
     total = time.perf_counter() - t0
 
+    order = [label for label, _, _ in _PHASES]
+    order.insert(3, "  lark: parse the header")
+    if args.json:
+        seconds = {"baseline": baseline, "compile": total}
+        seconds.update({label.strip(): totals[label] for label in order})
+        print(json.dumps(seconds))
+        return
     build = "sqlglotc" if compiled_sqlglot() else "pure-Python sqlglot"
     print(f"{build}, {args.statements:,} statements; sqlglot baseline {baseline:.2f} s")
     print(f"{'compile':40s} {total:7.2f} s {total / baseline:6.2f}x")
-    order = [label for label, _, _ in _PHASES]
-    order.insert(3, "  lark: parse the header")
     for label in dict.fromkeys(order):
         print(f"{label:40s} {totals[label]:7.2f} s {totals[label] / baseline:6.2f}x")
 
