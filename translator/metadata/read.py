@@ -29,39 +29,55 @@ __all__ = [
 ]
 
 
-class _Decoded(dict[str, Any]):
-    """A JSON object that remembers the keys it had more than once (the last value wins)."""
+#: Objects that had a key more than once (the last value wins), with those keys: what the
+#: decoder's hook found in one document.
+_Twice = list[tuple[dict[str, Any], tuple[str, ...]]]
 
-    duplicates: tuple[str, ...] = ()
 
+def _hook(twice: _Twice) -> Any:
+    """The decoder's object hook: a plain dict of the pairs, noting in ``twice`` an object that
+    had a key more than once. The dicts stay plain, so the models need no copy of the document,
+    and a document without a repeated key (every one this package writes) is walked by nobody."""
 
-def _object_hook(pairs: list[tuple[str, Any]]) -> _Decoded:
-    out = _Decoded(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        twice: list[str] = []
-        for key, _ in pairs:
-            if key in seen and key not in twice:
-                twice.append(key)
-            seen.add(key)
-        out.duplicates = tuple(twice)
-    return out
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            seen: set[str] = set()
+            keys: list[str] = []
+            for key, _ in pairs:
+                if key in seen and key not in keys:
+                    keys.append(key)
+                seen.add(key)
+            twice.append((out, tuple(keys)))
+        return out
+
+    return hook
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _duplicate_keys(value: object, path: str = "$") -> Iterator[Problem]:
-    """Keys written twice in one object: JSON readers disagree on which value counts."""
-    if isinstance(value, _Decoded):
-        for key in value.duplicates:
+def _duplicate_keys(value: object, twice: _Twice) -> list[Problem]:
+    """Keys written twice in one object, in document order: JSON readers disagree on which
+    value counts."""
+    if not twice:
+        return []
+    repeated = {id(obj): keys for obj, keys in twice}
+    return list(_repeated_keys(value, repeated, "$"))
+
+
+def _repeated_keys(
+    value: object, repeated: dict[int, tuple[str, ...]], path: str
+) -> Iterator[Problem]:
+    if isinstance(value, dict):
+        for key in repeated.get(id(value), ()):
             yield Problem(key_path(path, key), "key appears more than once in the same object")
         for key, child in value.items():
-            yield from _duplicate_keys(child, key_path(path, key))
+            yield from _repeated_keys(child, repeated, key_path(path, key))
     elif isinstance(value, list):
         for i, child in enumerate(value):
-            yield from _duplicate_keys(child, f"{path}[{i}]")
+            yield from _repeated_keys(child, repeated, f"{path}[{i}]")
 
 
 #: A JSON escape of a UTF-16 surrogate: the only way text read as UTF-8 can hold a lone one.
@@ -86,10 +102,11 @@ def _lone_surrogates(value: object, path: str = "$") -> Iterator[Problem]:
             yield from _lone_surrogates(child, f"{path}[{i}]")
 
 
-def _decode(text: str, where: str) -> object:
-    """Parse JSON strictly: no NaN or Infinity; broken JSON raised with its line and column."""
+def _decode(text: str, where: str, twice: _Twice) -> object:
+    """Parse JSON strictly: no NaN or Infinity; broken JSON raised with its line and column.
+    Objects with a repeated key are noted in ``twice``."""
     try:
-        return json.loads(text, object_pairs_hook=_object_hook, parse_constant=_reject_constant)
+        return json.loads(text, object_pairs_hook=_hook(twice), parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
         raise MetadataError(
             f"{where}not valid JSON", problems=[(f"line {e.lineno} column {e.colno}", e.msg)]
@@ -159,15 +176,6 @@ def _deep_path(steps: Any) -> tuple[str, int]:
     return path, len(parts) - min(len(parts), _SHOWN_STEPS)
 
 
-def _plain(value: object) -> object:
-    """Drop the duplicate-key marker class so the models see ordinary dicts."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _pydantic_path(document: object, loc: Iterable[int | str]) -> str:
     """Turn a pydantic error location into a JSON path, skipping union/validator tags."""
     path, node = "$", document
@@ -188,14 +196,14 @@ def load_metadata(text: str, *, source: str | None = None) -> UdfMetadata:
     """Parse and validate a metadata text; raise :class:`MetadataError` listing all problems."""
     where = f"{source}: " if source else ""
     with bulk_allocation():  # a long history is millions of objects, and no cycles
-        raw = _decode(text, where)
-        problems = _too_deep(raw)  # first: the checks below recurse once per level
+        twice: _Twice = []
+        document = _decode(text, where, twice)
+        problems = _too_deep(document)  # first: the checks below recurse once per level
         if not problems:
-            problems = list(_duplicate_keys(raw)) + validate_metadata(raw)
+            problems = _duplicate_keys(document, twice) + validate_metadata(document)
             if _SURROGATE_ESCAPE.search(text):
-                problems += _lone_surrogates(raw)
+                problems += _lone_surrogates(document)
         if not problems:
-            document = _plain(raw)
             try:
                 return UdfMetadata.model_validate(document, by_alias=True, by_name=False)
             except ValidationError as e:  # a shape the checks above missed: report, by path
