@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+import translator.warehouse.warehouse as warehouse_module
 from tests.warehouse.helpers import (
     CREATE_DOUBLE,
     CREATE_INT,
@@ -118,6 +119,35 @@ def test_nothing_apply_or_a_read_returns_can_change_the_cache(tmp_path: Path) ->
     assert [c.action for c in wh.apply(replace_int(3), "trino").raise_for_errors().changes] == [
         "unchanged"
     ]
+
+
+def test_show_emit_and_history_read_the_cache_without_a_copy_and_leave_it_as_it_was(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """``show`` and ``emit`` read the cache's own model (copying a long history cost more than
+    reading its file), as ``history`` does with ``copy=False``: nothing they do or hand out can
+    change it, whatever the caller does to what it gets."""
+    wh = warehouse(tmp_path)
+    wh.apply(CREATE_INT + CREATE_DOUBLE, "trino").raise_for_errors()
+    wh.apply(replace_int(2), "trino").raise_for_errors()
+    latest = wh.load("add_one", copy=False)
+    on_disk = (tmp_path / latest.path).read_text()
+    copies: list[object] = []
+    monkeypatch.setattr(warehouse_module, "deep_copy", lambda m: copies.append(m) or m)
+    handed_out: list[Any] = []
+    for point in ({}, {"log_entry": 1}):
+        handed_out += wh.show("add_one", **point)
+        emitted = wh.emit("add_one", "trino", allow_lossy=True, **point)
+        handed_out += [emitted.ddl, emitted.warnings]
+    resolved, entries = wh.history("add_one", copy=False)
+    assert resolved.metadata is latest.metadata  # the cache's own: for reading only
+    handed_out.append([e.to_json() for e in entries])
+    assert copies == []  # (a time-travel view is a copy of its own, made in history.view_at)
+    monkeypatch.undo()
+    for value in handed_out:
+        _vandalize(value)
+    assert dump_metadata(wh.load("add_one", copy=False).metadata) == on_disk
+    assert wh.load("add_one", copy=False).metadata is latest.metadata  # still cached
 
 
 def test_cache_key_includes_mtime_and_size(tmp_path: Path) -> None:

@@ -128,7 +128,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 def _cmd_history(args: argparse.Namespace) -> int:
     with open_warehouse(args) as wh:
-        resolved, entries = wh.history(args.name, resolve=resolve_options(args))
+        resolved, entries = wh.history(args.name, resolve=resolve_options(args), copy=False)
     if args.json:
         print_json(history_json(str(resolved.ref), resolved.path, entries))
     else:

@@ -286,11 +286,30 @@ class Warehouse:
         log_entry: int | None = None,
         resolve: ResolveOptions | None = None,
     ) -> PointInTime:
-        """The function now, or at ``as_of`` (epoch ms) / its ``log_entry``-th log entry."""
+        """The function now, or at ``as_of`` (epoch ms) / its ``log_entry``-th log entry: the
+        caller's own copy."""
+        return self._at(name, as_of, log_entry, resolve, copy=True)
+
+    def _at(
+        self,
+        name: str | FunctionRef,
+        as_of: int | None,
+        log_entry: int | None,
+        resolve: ResolveOptions | None,
+        *,
+        copy: bool,
+    ) -> PointInTime:
+        """:meth:`at`; with ``copy=False`` the function now is the cache's own metadata, for a
+        caller that only reads it and hands none of it out (``show``, ``emit``): copying a long
+        history costs more than reading its file."""
         if as_of is not None and log_entry is not None:
             raise TimeTravelError("give a log entry (log_entry) or a time (as_of), not both")
         resolved = self._load(name, resolve)
-        mine = dataclasses.replace(resolved, metadata=deep_copy(resolved.metadata))
+        mine = (
+            dataclasses.replace(resolved, metadata=deep_copy(resolved.metadata))
+            if copy
+            else resolved
+        )
         if as_of is None and log_entry is None:
             return PointInTime(mine, mine.metadata, None, [])
         try:
@@ -321,7 +340,7 @@ class Warehouse:
         resolve: ResolveOptions | None = None,
     ) -> tuple[dict[str, Any], list[Diagnostic]]:
         """A readable summary (secure bodies redacted) and time-travel warnings."""
-        p = self.at(name, as_of=as_of, log_entry=log_entry, resolve=resolve)
+        p = self._at(name, as_of, log_entry, resolve, copy=False)  # the summary is new data
         return (
             summarize(
                 p.resolved.ref, p.metadata, metadata_file=p.resolved.path, log_entry=p.log_entry
@@ -330,9 +349,15 @@ class Warehouse:
         )
 
     def history(
-        self, name: str | FunctionRef, *, resolve: ResolveOptions | None = None
+        self,
+        name: str | FunctionRef,
+        *,
+        resolve: ResolveOptions | None = None,
+        copy: bool = True,
     ) -> tuple[Resolved, list[HistoryEntry]]:
-        r = self.load(name, resolve=resolve)
+        """The file read and its log's entries; ``copy`` as for :meth:`load` (the entries are
+        new data either way)."""
+        r = self.load(name, resolve=resolve, copy=copy)
         return r, history_entries(r.metadata)
 
     def emit(
@@ -355,7 +380,7 @@ class Warehouse:
 
         if definition_version is not None and (as_of is not None or log_entry is not None):
             raise TimeTravelError("give a definition version or a point in time, not both")
-        p = self.at(name, as_of=as_of, log_entry=log_entry, resolve=resolve)
+        p = self._at(name, as_of, log_entry, resolve, copy=False)  # emit only reads it
         if ddl_name is not None:
             parts = ddl_name
         else:
