@@ -108,22 +108,21 @@ def dropped_since(meta: UdfMetadata, index: int) -> list[Diagnostic]:
 
 
 def view_at(meta: UdfMetadata, index: int) -> tuple[UdfMetadata, list[Diagnostic]]:
-    """The metadata as it was at log entry ``index`` (1-based); a deep copy."""
+    """The metadata as it was at log entry ``index`` (1-based); a deep copy of what the view
+    keeps only (the entries up to ``index``, the definitions it maps): the rest of a long
+    history would cost more to copy than the view itself."""
     entry = meta.definition_log[index - 1]
     chosen = versions_at(meta, index)
-    view = deep_copy(meta)
-    view.definition_log = view.definition_log[:index]
-    kept = []
+    trimmed = meta.model_copy()  # shallow: the fields below are new lists, nothing is changed
+    trimmed.definition_log = meta.definition_log[:index]
+    trimmed.definitions = [d for d in meta.definitions if d.definition_id in chosen]
+    view = deep_copy(trimmed)
     for d in view.definitions:
-        if d.definition_id not in chosen:
-            continue  # created after that entry
         wanted = version_at(d, chosen[d.definition_id], index).version_id
         d.versions = [
             v for v in d.versions if v.timestamp_ms <= entry.timestamp_ms or v.version_id == wanted
         ]
         d.current_version_id = wanted
-        kept.append(d)
-    view.definitions = kept
     return view, dropped_since(meta, index)
 
 
