@@ -3,18 +3,13 @@ the SQL it quotes is never markup."""
 
 from __future__ import annotations
 
-import json
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from tests.conftest import examples
 from tests.migrate.helpers import SPARK_DIR, migrate, run_cli, write_dir
 from translator.migrate import report_html, report_markdown
-from translator.migrate.render import json_text
 
 
 class _Checker(HTMLParser):
@@ -83,26 +78,3 @@ def test_reports_escape_what_they_quote(tmp_path: Path) -> None:
     checker = _Checker()
     checker.feed(page)
     assert checker.stack == []
-
-
-_TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from('\x00\x1f\x7f\t\b\f\n\r"\\/é\u2028'))
-_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.integers(min_value=2**63) | _TEXT,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
-    max_leaves=30,
-)
-
-
-@settings(max_examples=examples(3000), deadline=None)
-@given(_JSON)
-def test_report_json_text_is_json_dumps(value: object) -> None:
-    """The report is written by pydantic-core where it writes what ``json.dumps`` writes."""
-    assert json_text(value) == json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
-
-
-@pytest.mark.parametrize(
-    "value",
-    [1.5, {"a": (1, 2)}, {1: "x", 2: {"b": 2}}, ["\ud800"], {"b": [0.1, {"a": float("nan")}]}],
-)
-def test_report_json_text_of_other_values_is_json_dumps(value: object) -> None:
-    assert json_text(value) == json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)

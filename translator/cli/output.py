@@ -5,7 +5,6 @@ can be, so that each output can be tested without running a command."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ from translator.errors import (
     UnsupportedError,
     format_diagnostic,
 )
+from translator.json_text import indented_json
 
 if TYPE_CHECKING:  # what the commands hand over; a command that renders none does not load them
     from translator.merge import Change
@@ -55,7 +55,7 @@ __all__ = [
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(indented_json(value) + "\n")
 
 
 def print_warnings(warnings: Sequence[Diagnostic]) -> None:
