@@ -92,3 +92,18 @@ def test_rollback_appends_an_entry_and_keeps_later_definitions() -> None:
     assert new.definition_log[-1].timestamp_ms == T0 + 2001  # never before the last entry
     assert versions_at(new, 4) == {"int": 1, "double": 1}
     assert rollback(meta, 3, lambda: T0) == (None, [], [])
+
+
+def test_rollback_shares_what_it_does_not_change_and_changes_nothing_it_was_given() -> None:
+    """As a merge's result, the rolled-back metadata shares the unchanged definitions and the
+    old log entries with the metadata it was made from, which stays as it was."""
+    meta = _three_entries()
+    before = dump_metadata(meta)
+    new, _, _ = rollback(meta, 1, lambda: T0)
+    assert new is not None and dump_metadata(meta) == before
+    moved, kept = new.definitions
+    assert kept is meta.definitions[1] and moved is not meta.definitions[0]
+    assert (moved.current_version_id, meta.definitions[0].current_version_id) == (1, 2)
+    assert all(a is b for a, b in zip(new.definition_log, meta.definition_log, strict=False))
+    assert new.definitions is not meta.definitions
+    assert new.definition_log is not meta.definition_log

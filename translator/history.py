@@ -141,7 +141,8 @@ class RollbackStep:
 def rollback(
     meta: UdfMetadata, index: int, clock: Callable[[], int]
 ) -> tuple[UdfMetadata | None, list[RollbackStep], list[Diagnostic]]:
-    """Make log entry ``index``'s versions current again: a new metadata, or None if they are.
+    """Make log entry ``index``'s versions current again: a new metadata (sharing what it does
+    not change with ``meta``, as a merge's result does), or None if they are.
 
     Definitions created after that entry are kept at their current versions (and reported):
     rollback never deletes. A definition dropped since cannot be restored from this metadata.
@@ -153,10 +154,10 @@ def rollback(
             f"log entry {index} maps definition(s) {', '.join(f'({g})' for g in gone)} that "
             "have been dropped since; rollback cannot bring them back: create them again"
         )
-    out = deep_copy(meta)
     steps: list[RollbackStep] = []
     warnings: list[Diagnostic] = []
-    for d in out.definitions:
+    moved: dict[int, int] = {}  # a definition's position -> the version made current again
+    for i, d in enumerate(meta.definitions):
         if d.definition_id not in chosen:
             warnings.append(
                 Diagnostic(
@@ -169,17 +170,28 @@ def rollback(
         wanted = version_at(d, chosen[d.definition_id], index).version_id
         if d.current_version_id != wanted:
             steps.append(RollbackStep(d.definition_id, d.current_version_id, wanted))
-            d.current_version_id = wanted
+            moved[i] = wanted
     if not steps:
         return None, steps, warnings
-    last = out.definition_log[-1].timestamp_ms if out.definition_log else -1
-    out.definition_log.append(
+    # As a merge's result does, the new metadata shares what it does not change with ``meta``
+    # (never changed): a long history is not copied to move a few definitions.
+    out = meta.model_copy()
+    definitions = []
+    for i, d in enumerate(meta.definitions):
+        if i in moved:
+            d = d.model_copy()
+            d.current_version_id = moved[i]
+        definitions.append(d)
+    out.definitions = definitions
+    last = meta.definition_log[-1].timestamp_ms if meta.definition_log else -1
+    out.definition_log = [
+        *meta.definition_log,
         DefinitionLogEntry(
             timestamp_ms=max(clock(), last + 1),
             definition_versions=[
                 DefinitionVersionRef(definition_id=d.definition_id, version_id=d.current_version_id)
-                for d in out.definitions
+                for d in definitions
             ],
-        )
-    )
+        ),
+    ]
     return out, steps, warnings

@@ -51,13 +51,17 @@ __all__ = ["register", "register_emit"]
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from translator.body_checks import representation_problems
-    from translator.metadata import check_metadata_files, read_metadata_file
+    from translator.metadata import read_metadata_file
 
     all_ok = True
-    for path, error in check_metadata_files(Path(p) for p in args.files):
-        if error is None:
+    for path in (Path(p) for p in args.files):
+        try:  # each file read once; a bad one is reported and the batch goes on
+            meta = read_metadata_file(path)
+        except MetadataError as e:
+            error = e
+        else:
             # The spec's rules know no dialect: a body must also be one body in its own.
-            problems = representation_problems(read_metadata_file(path))
+            problems = representation_problems(meta)
             if not problems:
                 print(f"{path}: ok")
                 continue
