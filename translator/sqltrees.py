@@ -214,7 +214,7 @@ def _walk_scope(
     """:func:`scoped_columns`' walk below ``root``; ``free`` None: inside a query with a FROM,
     where no column is free. Whether any column there has a table part."""
     qualified = False
-    kinds, expr = _SCOPE_KINDS, exp.Expr
+    kinds, expr, leaves = _SCOPE_KINDS, exp.Expr, _LEAVES
     stack = [root]
     pop, push = stack.pop, stack.append
     while stack:
@@ -224,7 +224,7 @@ def _walk_scope(
         kind = kinds[type(node)]
         if not kind:  # most inner nodes are none of these: one test instead of four
             pass
-        elif kind & _LEAF:  # a name or a literal: nothing below it (see _LEAF)
+        elif kind & _LEAF:  # the root only: a leaf child is never pushed (below)
             continue
         elif kind & _COLUMN:
             if node.args.get("table") is None or not node.table:  # has_no_table, inline
@@ -240,13 +240,21 @@ def _walk_scope(
             # after it: they are walked here, on a stack of their own, in that same order.
             qualified = _walk_scope(node, columns, None, lambda_vars, unlinking) or qualified
             continue
+        # A name or a literal (see _LEAVES) is none of what the walk looks for and has nothing
+        # below it: it is only unlinked, never pushed (nearly half of a body's nodes).
         for value in node.args.values():
             if isinstance(value, expr):  # the common case first
-                push(value)
+                if value.__class__ not in leaves:
+                    push(value)
+                elif unlinking:
+                    value.parent = None
             elif isinstance(value, list):
                 for v in value:
                     if isinstance(v, expr):
-                        push(v)
+                        if v.__class__ not in leaves:
+                            push(v)
+                        elif unlinking:
+                            v.parent = None
     return qualified
 
 
@@ -302,15 +310,21 @@ def unlink(root: exp.Expr) -> None:
     while stack:
         node = pop()
         node.parent = None
-        if node.__class__ in leaves:
+        if node.__class__ in leaves:  # the root only: a leaf child is unlinked where it is met
             continue
         for value in node.args.values():
             if isinstance(value, expr):  # the common case first: no call of type()
-                push(value)
+                if value.__class__ in leaves:
+                    value.parent = None
+                else:
+                    push(value)
             elif value.__class__ is list:
                 for v in value:
                     if isinstance(v, expr):
-                        push(v)
+                        if v.__class__ in leaves:
+                            v.parent = None
+                        else:
+                            push(v)
 
 
 def unlink_listed(nodes: list[exp.Expr]) -> None:
