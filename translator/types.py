@@ -432,8 +432,14 @@ def _json_kind(value: object) -> str:
 # Writing
 
 
+#: The types that hold others (a module-level tuple: see setup.py on compiled classes as values).
+_NESTED_TYPES = (ListType, MapType, StructType)
+
+
 def type_to_json(t: IcebergType) -> TypeJson:
     """The canonical JSON form: only the keys the UDF spec requires, plus a struct field's doc."""
+    if not isinstance(t, _NESTED_TYPES):  # most types: a primitive's string
+        return str(t)
     if isinstance(t, ListType):
         return {"type": "list", "element": type_to_json(t.element)}
     if isinstance(t, MapType):
@@ -446,11 +452,13 @@ def type_to_json(t: IcebergType) -> TypeJson:
                 entry["doc"] = f.doc
             fields.append(entry)
         return {"type": "struct", "fields": fields}
-    return str(t)
+    raise AssertionError(t)  # pragma: no cover - the nested types are the three above
 
 
 def check_id_safe(t: IcebergType) -> None:
     """Raise if a struct field name would make the definition-id ambiguous or contain spaces."""
+    if not isinstance(t, _NESTED_TYPES):  # a primitive holds no struct field name
+        return
     if isinstance(t, ListType):
         check_id_safe(t.element)
     elif isinstance(t, MapType):
@@ -458,8 +466,8 @@ def check_id_safe(t: IcebergType) -> None:
         check_id_safe(t.value)
     elif isinstance(t, StructType):
         for f in t.fields:
-            bad = sorted(set(f.name) & _AMBIGUOUS_NAME_CHARS)
-            if bad:
+            if not _AMBIGUOUS_NAME_CHARS.isdisjoint(f.name):
+                bad = sorted(set(f.name) & _AMBIGUOUS_NAME_CHARS)
                 raise TypeParseError(
                     f"struct field name {f.name!r} contains {''.join(bad)!r}, which would make the "
                     "definition-id ambiguous or break its no-spaces-or-quotes rule"
@@ -470,5 +478,6 @@ def check_id_safe(t: IcebergType) -> None:
 def definition_id(parameter_types: Sequence[IcebergType]) -> str:
     """The spec's canonical ``definition-id``: canonical type strings joined by ``,``."""
     for t in parameter_types:
-        check_id_safe(t)
-    return ",".join(str(t) for t in parameter_types)
+        if isinstance(t, _NESTED_TYPES):  # a primitive holds no struct field name
+            check_id_safe(t)
+    return ",".join(map(str, parameter_types))
