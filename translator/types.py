@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 from typing import Any, TypeAlias
 
 from translator.rebuild import Reduced, by_init
@@ -192,10 +194,17 @@ TOO_DEEP = f"the type nests more than {MAX_TYPE_NESTING} lists, maps and structs
 
 def _nesting(*children: IcebergType) -> int:
     """The nesting of a list, map or struct of ``children``; raises past the limit."""
-    depth = 1 + max((getattr(c, "nesting", 0) for c in children), default=0)
+    # getattr(c, "nesting", 0) of each child, in C: a primitive has no nesting.
+    depth = 1 + max(map(getattr, children, _NESTING, _NONE), default=0)
     if depth > MAX_TYPE_NESTING:
         raise TypeNestingError(TOO_DEEP)
     return depth
+
+
+#: :func:`_nesting`'s other arguments to getattr (endless: ``map`` stops with the children).
+_NESTING, _NONE = repeat("nesting"), repeat(0)
+#: A struct field's type.
+_TYPE_OF = attrgetter("type")
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +252,7 @@ class StructType(IcebergType):
 
     def __init__(self, fields: Iterable[StructField]) -> None:
         object.__setattr__(self, "fields", tuple(fields))
-        object.__setattr__(self, "nesting", _nesting(*(f.type for f in self.fields)))
+        object.__setattr__(self, "nesting", _nesting(*map(_TYPE_OF, self.fields)))
         seen: set[str] = set()
         for f in self.fields:
             if not f.name:
