@@ -8,6 +8,7 @@ store it as a property or report it, instead of the front end silently dropping 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Literal
 
 from translator.errors import Diagnostic, Position
@@ -24,6 +25,8 @@ __all__ = [
 ]
 
 BodyKind = Literal["expression", "query", "compound"]
+#: A parameter's type.
+_TYPE_OF = attrgetter("type")
 NullHandling = Literal["call", "return-null"]
 
 
@@ -93,7 +96,7 @@ class CreateFunction:
 
     @property
     def parameter_types(self) -> tuple[IcebergType, ...]:
-        return tuple(p.type for p in self.parameters)
+        return tuple(map(_TYPE_OF, self.parameters))
 
     @property
     def function_name(self) -> str:

@@ -77,12 +77,11 @@ def trusted(cls: type[_M], values: dict[str, Any]) -> _M:
     new function's models from its typed IR this way (several microseconds a model fewer); what
     comes from outside (a metadata file) is validated where it is read.
     """
-    shape = _SHAPES.get(cls)
-    if shape is None:
-        shape = _shape(cls)
-    template, count, required, post_init = shape
-    fields = template.copy()
-    fields.update(values)
+    try:
+        template, count, required, post_init = _SHAPES[cls]
+    except KeyError:  # the class's first model
+        template, count, required, post_init = _shape(cls)
+    fields = template | values  # the template's order, the values given
     if len(fields) != count or not required <= values.keys():
         raise TypeError(f"{cls.__name__}: unknown or missing fields in {sorted(values)}")
     model = _new(cls)

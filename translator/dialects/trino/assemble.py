@@ -213,15 +213,19 @@ _QUOTED_OR_COMMENT: Final = re.compile(
 #: The characters of the grammar's expression tokens outside strings, quoted names and comments
 #: (NAME, NUMBER, OP, ".", ",", ":", "(", ")", "[", "]").
 _PLAIN_CHARACTERS: Final = re.compile(r"[A-Za-z0-9_\s.,:()\[\]|<>!=\-+*/%?&^~@]*")
-#: What the shape depends on: brackets, ":" and words; a number (which may end in letters) is
-#: one token, read as the grammar's NUMBER reads it, so that no word is read inside it.
-_SHAPE_TOKEN: Final = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\w*|[A-Za-z_]\w*|[()\[\]:]")
+#: What the shape depends on, in an upper-cased text: brackets, ":" and the rule's keywords,
+#: each a whole token (group 1). A number (which may end in letters) and every other word are
+#: tokens too, read as the grammar's NUMBER and NAME read them, so that no keyword is read inside
+#: one; they are outside the group (``findall`` gives ``""`` for them).
+_SHAPE_TOKEN: Final = re.compile(
+    r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\w*"
+    r"|((?:CASE|WHEN|THEN|ELSE|END|DO)(?!\w)|[()\[\]:])"
+    r"|[A-Za-z_]\w*"
+)
 #: Words the expression rule reads as keywords (CASE ... WHEN ... THEN ... ELSE ... END) or
-#: that may end an expression elsewhere in the grammar (DO).
-_SHAPE_WORDS: Final = frozenset({"CASE", "WHEN", "THEN", "ELSE", "END", "DO"})
-#: Any of those words standing alone: every word token the loop reads starts and ends at a word
-#: boundary (a token takes every word character after its start), so where this finds none, the
-#: loop meets none either.
+#: that may end an expression elsewhere in the grammar (DO), standing alone: every word token
+#: starts and ends at a word boundary (a token takes every word character after its start), so
+#: where this finds none, the token loop meets none either.
 _SHAPE_WORD: Final = re.compile(r"\b(?:CASE|WHEN|THEN|ELSE|END|DO)\b", re.IGNORECASE)
 _PARENS: Final = re.compile(r"[()]")
 
@@ -258,11 +262,10 @@ def _plainly_shaped(text: str) -> bool:
 
 def _shaped_tokens(masked: str) -> bool:
     """:func:`_plainly_shaped`'s screen token by token, on a text whose strings, quoted names
-    and comments are masked and whose characters are all plain."""
+    and comments are masked and whose characters are all plain (ASCII letters: upper-casing
+    keeps every token where it is). Only the tokens the shape depends on reach the loop."""
     open_: list[str] = []
-    for tok in _SHAPE_TOKEN.findall(masked):  # strings, not match objects: most are words
-        if len(tok) > 4:  # a word or a number that is no keyword
-            continue
+    for tok in filter(None, _SHAPE_TOKEN.findall(masked.upper())):
         if tok in _OPENERS:
             open_.append(tok)
         elif tok in _CLOSERS:
@@ -271,27 +274,14 @@ def _shaped_tokens(masked: str) -> bool:
         elif tok == ":":
             if not open_ or open_[-1] == "CASE":
                 return False
-        elif tok[0].isalpha() or tok[0] == "_":
-            word = tok.upper()
-            if word in _SHAPE_WORDS and not _shape_word(word, open_):
-                return False
+        elif tok == "DO" or not open_ or open_[-1] != "CASE":
+            return False  # WHEN, THEN and ELSE only directly inside a CASE; DO nowhere
     return not open_
 
 
-_OPENERS: Final = frozenset({"(", "["})
-_CLOSERS: Final = {")": "(", "]": "["}
-
-
-def _shape_word(word: str, open_: list[str]) -> bool:
-    """Apply a keyword to the open brackets; False where the rule would not take it here."""
-    if word == "CASE":
-        open_.append(word)
-        return True
-    if word == "DO" or not open_ or open_[-1] != "CASE":
-        return False
-    if word == "END":
-        open_.pop()
-    return True
+#: What opens a level of the shape, and what closes one (with what it must close).
+_OPENERS: Final = frozenset({"(", "[", "CASE"})
+_CLOSERS: Final = {")": "(", "]": "[", "END": "CASE"}
 
 
 def _check_return_shape(b: Site, span: Span) -> None:
