@@ -97,18 +97,37 @@ def reads_as_written(text: str, tree: exp.Expr | None) -> exp.Expr | None:
     literals, so a text with neither needs no second parse.
 
     sqlglot applies a dialect's index offset only to a subscript it parses after a ``[`` token,
-    so a text without ``[`` needs no walk of its tree to know it has no shifted subscript."""
+    so a text without a ``[`` outside its strings and quoted names (:func:`_may_subscript`)
+    needs no walk of its tree to know it has no shifted subscript."""
     if tree is None or isinstance(tree, (exp.Command, exp.Block)):
         return None
     if _TYPED_DECIMAL.search(text) is not None:
         return None
-    if "[" in text and any(isinstance(n, exp.Bracket) for n in breadth_first(tree)):
+    if _may_subscript(text) and any(isinstance(n, exp.Bracket) for n in breadth_first(tree)):
         return None
     return tree
 
 
 #: Where :data:`_DECIMAL_LITERAL` can change a text: it rewrites nothing else.
 _TYPED_DECIMAL = re.compile(r"(?i)\bdecimal\s*'")
+
+
+def _may_subscript(text: str) -> bool:
+    """Whether sqlglot's Trino tokens of ``text`` may hold a ``[`` (the only token its parser
+    builds a subscript after): a ``[`` outside strings and quoted names. Its tokenizer reads
+    ``'...'`` with ``''`` as the only escape, and ``"..."``, as :data:`_QUOTED` does (a ``""``
+    inside a quoted name, which it reads as two names, covers the same characters); most ``[``
+    of a body are in a string (a regular expression's ``[0-9]``). A comment is not stepped
+    over: a text with one is walked."""
+    if "[" not in text:
+        return False
+    if "--" in text or "/*" in text:
+        return True
+    return "[" in _QUOTED.sub("", text)
+
+
+#: A string or a quoted name, as sqlglot's Trino tokenizer reads them.
+_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")
 
 
 def expression_parts(node: exp.Expr) -> tuple[list[exp.Column], set[str] | None, list[exp.Func]]:
