@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
 
 from sqlglot import exp
 
@@ -96,7 +97,8 @@ def rewritten(
     tree: exp.Expr = node if private else copy_tree(node)
     nodes = depth_first(tree)
     kinds = _KINDS
-    marked = [n for n in nodes if kinds[type(n)]]  # most nodes are none of these
+    # Most nodes are none of these: they are passed over in C (each node's class looked up).
+    marked = list(compress(nodes, map(kinds.__getitem__, map(type, nodes))))
     handled = [n for n in marked if kinds[type(n)] == _HANDLED_KIND]
     names = frozenset(
         column_name(n).lower() for n in marked if kinds[type(n)] == _COLUMN_KIND and has_no_table(n)
