@@ -96,13 +96,12 @@ def rewritten(
     """:func:`rewrite`, with what its walk found (:class:`Rewritten`)."""
     tree: exp.Expr = node if private else copy_tree(node)
     nodes = depth_first(tree)
-    kinds = _KINDS
-    # Most nodes are none of these: they are passed over in C (each node's class looked up).
-    marked = list(compress(nodes, map(kinds.__getitem__, map(type, nodes))))
-    handled = [n for n in marked if kinds[type(n)] == _HANDLED_KIND]
-    names = frozenset(
-        column_name(n).lower() for n in marked if kinds[type(n)] == _COLUMN_KIND and has_no_table(n)
-    )
+    # Each node's class is looked up once, and the nodes of each kind (most are of none) are
+    # picked from the walk's list in C, in its order.
+    kinds = list(map(_KINDS.__getitem__, map(type, nodes)))
+    handled = list(compress(nodes, map(_HANDLED_KIND.__eq__, kinds)))
+    columns = compress(nodes, map(_COLUMN_KIND.__eq__, kinds))
+    names = frozenset(map(str.lower, map(column_name, filter(has_no_table, columns))))
     # Types are derived before anything is replaced: they are Trino's, of the Trino tree.
     types: dict[int, exp.DataType | None] = {}
     try:
@@ -122,7 +121,7 @@ def rewritten(
                 n.replace(replacement)
     if replaced:
         return Rewritten(tree, names, None)
-    calls = tuple(n for n in marked if kinds[type(n)] == _CALL_KIND)
+    calls = tuple(compress(nodes, map(_CALL_KIND.__eq__, kinds)))
     return Rewritten(tree, names, calls, nodes)  # type: ignore[arg-type]  # the class was asked
 
 
