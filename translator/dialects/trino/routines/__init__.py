@@ -135,11 +135,13 @@ def routine_from_parts(
 ) -> Routine:
     """The routine of a function known by its parts (Trino type spellings, the body as written;
     ``kind`` is ``compound`` for a ``BEGIN ... END`` body, else the RETURN expression)."""
-    params = ", ".join(_quoted(n) + " " + t for n, t in parameters)
+    written = [_quoted(n) + " " + t for n, t in parameters]  # each parameter as in the text
     text = body if kind == "compound" else f"RETURN {body}"
-    statement = f"CREATE FUNCTION {_quoted(name)}({params}) RETURNS {return_type}\n{text}"
+    statement = (
+        f"CREATE FUNCTION {_quoted(name)}({', '.join(written)}) RETURNS {return_type}\n{text}"
+    )
     if kind != "compound":
-        routine = _assembled(name, parameters, return_type, body, statement)
+        routine = _assembled(name, parameters, written, return_type, body, statement)
         if routine is not None:
             return routine
     return parse_routine(statement)
@@ -150,23 +152,31 @@ def _quoted(name: str) -> str:
 
 
 def _assembled(
-    name: str, parameters: Sequence[tuple[str, str]], return_type: str, body: str, text: str
+    name: str,
+    parameters: Sequence[tuple[str, str]],
+    written: list[str],
+    return_type: str,
+    body: str,
+    text: str,
 ) -> Routine | None:
     """What :func:`parse_routine` gives for ``text``, the statement :func:`routine_from_parts`
-    writes around a RETURN ``body``, built without parsing it again; None where that is not
-    sure. Every name is a quoted identifier (one token, any content), each type has been read
-    by the grammar alone (:func:`_type_as_written`), and ``body`` starts with a character the
-    grammar's ``BODY`` token starts at (no space or comment for it to skip): the grammar then
-    takes the statement, and the pieces are where they were written."""
+    writes around a RETURN ``body`` (``written``: its parameters as written there), built
+    without parsing it again; None where that is not sure. Every name is a quoted identifier
+    (one token, any content), each type has been read by the grammar alone
+    (:func:`_type_as_written`), and ``body`` starts with a character the grammar's ``BODY``
+    token starts at (no space or comment for it to skip): the grammar then takes the statement,
+    and the pieces are where they were written."""
     if not body or body[0].isspace() or body.startswith(("--", "/*")):
         return None
-    if not all(_type_as_written(t) for t in (return_type, *(t for _, t in parameters))):
+    if not _type_as_written(return_type):
         return None
     at = len("CREATE FUNCTION ") + len(_quoted(name)) + 1
     params = []
-    for n, t in parameters:
+    for (n, t), w in zip(parameters, written, strict=True):
+        if not _type_as_written(t):  # the types judged in order, up to the first refused
+            return None
         params.append((Name(n, at), t))
-        at += len(_quoted(n)) + 1 + len(t) + len(", ")
+        at += len(w) + len(", ")
     returns_at = len(text) - len(body) - len("RETURN ")
     return Routine(
         name=(name,),
@@ -347,7 +357,7 @@ def spark_form(
     rewritten itself instead of a copy (a tree of :func:`.reading.parse_expression`'s cache
     is always copied)."""
     names = None
-    calls: tuple[exp.Anonymous, ...] | None = None
+    call_names: frozenset[str] = frozenset()
     tree: exp.Expr | None = None
     listed: list[exp.Expr] | None = None  # the nodes of the tree written, where a walk has them
     try:
@@ -360,18 +370,18 @@ def spark_form(
             if node is None:
                 return SparkForm(None, "sqlglot cannot read the body")
             done = rewritten(node, _scope(routine), private=private and node is body_tree)
-            tree, calls, listed = done.tree, done.calls, done.nodes
+            tree, call_names, listed = done.tree, done.call_names, done.nodes
             names = done.names if node is body_tree else None
             # rewrite's tree is a copy no one else holds: sqlglot may write it without another
             # (a root still hanging from a replaced node is written from a copy, as sqlglot's
             # own copy would have no parent).
             private = tree.parent is None
         own = routine.name[-1].lower()
-        # The rewrite's walk saw every call of a tree it left as it was: only a call of the
-        # function's own name there (or a rewritten tree) needs the walk, which finds the
+        # The rewrite knows the names of the calls its tree may hold: only a call of the
+        # function's own name among them (or a lowered body) needs the walk, which finds the
         # first such call breadth first, as the message names it.
         lambdas = 0
-        if calls is None or any(str(call.name).lower() == own for call in calls):
+        if isinstance(routine.body, Block) or own in call_names:
             # tree.find_all(exp.Anonymous), as one loop; a lowered body's also counts its lets
             if isinstance(routine.body, Block):
                 nodes, lambdas = _levels(tree)

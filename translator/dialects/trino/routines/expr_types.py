@@ -99,8 +99,8 @@ def _part_read(text: str) -> exp.DataType | None:
 
 
 def _row_field(name: str) -> exp.ColumnDef | None:
-    """A fresh copy of the field ``name`` as sqlglot reads it in a row type (None where that
-    reading is not one plain field)."""
+    """A fresh copy of the field ``name`` as sqlglot reads it in a row type, its ``kind`` to be
+    set by the caller (None where that reading is not one plain field)."""
     field = _row_field_read(name)
     return None if field is None else copy_tree(field)
 
@@ -110,6 +110,9 @@ def _row_field_read(name: str) -> exp.ColumnDef | None:
     field = _only_child(f"row({name} integer)", T.STRUCT)
     if not isinstance(field, exp.ColumnDef) or field.args.get("kind") != parse_type("integer"):
         return None
+    # The kind every copy has replaced is not copied: its place is kept (a None argument is
+    # copied as it is), so that the arguments keep sqlglot's order once the caller sets it.
+    field.args["kind"] = None
     return field
 
 

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter
 
 from sqlglot import exp
 
@@ -78,12 +80,15 @@ class Rewritten:
     does not know (``Anonymous``) in ``tree``, depth first, where no construct was replaced
     (the walk's nodes are then the result's); None where one was, and the result holds nodes
     the walk did not see. ``nodes``: every node of ``tree`` (the walk's list), where none was
-    replaced; else None."""
+    replaced; else None. ``call_names``: the names (``str(name).lower()``) of every such call
+    ``tree`` may hold: the walk's, and where a construct was replaced, the calls a rewrite
+    makes (:data:`_MADE`; any other call in its result is a copy of one the walk saw)."""
 
     tree: exp.Expr
     names: frozenset[str]
     calls: tuple[exp.Anonymous, ...] | None
     nodes: list[exp.Expr] | None = None
+    call_names: frozenset[str] = frozenset()
 
     def __reduce__(self) -> Reduced:
         return by_init(self)
@@ -95,12 +100,12 @@ def rewritten(
     """:func:`rewrite`, with what its walk found (:class:`Rewritten`)."""
     tree: exp.Expr = node if private else copy_tree(node)
     nodes = depth_first(tree)
-    kinds = _KINDS
-    marked = [n for n in nodes if kinds[type(n)]]  # most nodes are none of these
-    handled = [n for n in marked if kinds[type(n)] == _HANDLED_KIND]
-    names = frozenset(
-        column_name(n).lower() for n in marked if kinds[type(n)] == _COLUMN_KIND and has_no_table(n)
-    )
+    # Each node's class is looked up once, and the nodes of each kind (most are of none) are
+    # picked from the walk's list in C, in its order.
+    kinds = list(map(_KINDS.__getitem__, map(type, nodes)))
+    handled = list(compress(nodes, map(_HANDLED_KIND.__eq__, kinds)))
+    columns = compress(nodes, map(_COLUMN_KIND.__eq__, kinds))
+    names = frozenset(map(str.lower, map(column_name, filter(has_no_table, columns))))
     # Types are derived before anything is replaced: they are Trino's, of the Trino tree.
     types: dict[int, exp.DataType | None] = {}
     try:
@@ -118,10 +123,14 @@ def rewritten(
                 tree = replacement
             else:
                 n.replace(replacement)
+    calls = tuple(compress(nodes, map(_CALL_KIND.__eq__, kinds)))
+    call_names = frozenset(map(str.lower, map(str, map(_NAME, calls))))
     if replaced:
-        return Rewritten(tree, names, None)
-    calls = tuple(n for n in marked if kinds[type(n)] == _CALL_KIND)
-    return Rewritten(tree, names, calls, nodes)  # type: ignore[arg-type]  # the class was asked
+        return Rewritten(tree, names, None, None, call_names | _MADE)
+    return Rewritten(tree, names, calls, nodes, call_names)  # type: ignore[arg-type]  # asked
+
+
+_NAME = attrgetter("name")
 
 
 #: The constructs :func:`_rewrite_one` rewrites (it leaves every other node as it is).
@@ -173,7 +182,15 @@ def _paren(n: exp.Expr) -> exp.Expr:
 
 
 def _call(name: str, *args: exp.Expr) -> exp.Anonymous:
+    if name not in _MADE:  # Rewritten.call_names would not hold it
+        raise ValueError(f"{name} is not one of the calls a rewrite makes (_MADE)")
     return exp.Anonymous(this=name, expressions=list(args))
+
+
+#: The names of the calls :func:`_rewrite_one` makes (:func:`_call` makes no other).
+_MADE = frozenset(
+    {"weekday", "try_element_at", "element_at", "map_contains_key", "raise_error", "abs"}
+)
 
 
 def _rewrite_one(n: exp.Expr, types: Mapping[int, exp.DataType | None]) -> exp.Expr | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import compress
 
 from sqlglot import exp
 from sqlglot.dialects.trino import Trino
@@ -97,12 +98,13 @@ def reads_as_written(text: str, tree: exp.Expr | None) -> exp.Expr | None:
     literals, so a text with neither needs no second parse.
 
     sqlglot applies a dialect's index offset only to a subscript it parses after a ``[`` token,
-    so a text without ``[`` needs no walk of its tree to know it has no shifted subscript."""
+    so a text without a ``[`` outside its strings and quoted names (:func:`_may_subscript`)
+    needs no walk of its tree to know it has no shifted subscript."""
     if tree is None or isinstance(tree, (exp.Command, exp.Block)):
         return None
     if _TYPED_DECIMAL.search(text) is not None:
         return None
-    if "[" in text and any(isinstance(n, exp.Bracket) for n in breadth_first(tree)):
+    if _may_subscript(text) and any(isinstance(n, exp.Bracket) for n in breadth_first(tree)):
         return None
     return tree
 
@@ -111,34 +113,40 @@ def reads_as_written(text: str, tree: exp.Expr | None) -> exp.Expr | None:
 _TYPED_DECIMAL = re.compile(r"(?i)\bdecimal\s*'")
 
 
+def _may_subscript(text: str) -> bool:
+    """Whether sqlglot's Trino tokens of ``text`` may hold a ``[`` (the only token its parser
+    builds a subscript after): a ``[`` outside strings and quoted names. Its tokenizer reads
+    ``'...'`` with ``''`` as the only escape, and ``"..."``, as :data:`_QUOTED` does (a ``""``
+    inside a quoted name, which it reads as two names, covers the same characters); most ``[``
+    of a body are in a string (a regular expression's ``[0-9]``). A comment is not stepped
+    over: a text with one is walked."""
+    if "[" not in text:
+        return False
+    if "--" in text or "/*" in text:
+        return True
+    return "[" in _QUOTED.sub("", text)
+
+
+#: A string or a quoted name, as sqlglot's Trino tokenizer reads them.
+_QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")
+
+
 def expression_parts(node: exp.Expr) -> tuple[list[exp.Column], set[str] | None, list[exp.Func]]:
     """The columns of ``node`` (breadth first, as Trino's first unknown name is the one
-    reported), its lambdas' variables (None without a lambda) and its calls: one walk."""
-    columns: list[exp.Column] = []
+    reported), its lambdas' variables (None without a lambda) and its calls: one walk, whose
+    nodes are sorted in C (a pass for each question, each node's class looked up)."""
+    nodes = breadth_first(node)
+    classes = list(map(type, nodes))
+    columns = list(compress(nodes, map(_IS_COLUMN.__getitem__, classes)))
+    calls = list(compress(nodes, map(_IS_CALL.__getitem__, classes)))
     lambdas: set[str] | None = None
-    calls: list[exp.Func] = []
-    kinds = _PART_KINDS
-    for n in breadth_first(node):
-        kind = kinds[type(n)]
-        if not kind:
-            continue
-        # The class was asked (_PART_KINDS): a column, a call.
-        if kind & _COLUMN:
-            columns.append(n)  # type: ignore[arg-type]
-        if kind & _CALL:
-            calls.append(n)  # type: ignore[arg-type]
-        if kind & _LAMBDA:
-            lambdas = lambdas if lambdas is not None else set()
-            lambdas.update(i.name.lower() for i in n.expressions)
-    return columns, lambdas, calls
+    for n in compress(nodes, map(_IS_LAMBDA.__getitem__, classes)):
+        lambdas = lambdas if lambdas is not None else set()
+        lambdas.update(i.name.lower() for i in n.expressions)
+    return columns, lambdas, calls  # type: ignore[return-value]  # the classes were asked
 
 
-#: What :func:`expression_parts` asks of a node, by its class (bits: a column, a call, a lambda).
-_COLUMN, _CALL, _LAMBDA = 1, 2, 4
-_PART_KINDS: ByClass[int] = ByClass(
-    lambda cls: (
-        (_COLUMN if issubclass(cls, exp.Column) else 0)
-        | (_CALL if issubclass(cls, exp.Func) else 0)
-        | (_LAMBDA if issubclass(cls, exp.Lambda) else 0)
-    )
-)
+#: What :func:`expression_parts` asks of a node, by its class: a column? a call? a lambda?
+_IS_COLUMN: ByClass[bool] = ByClass(lambda cls: issubclass(cls, exp.Column))
+_IS_CALL: ByClass[bool] = ByClass(lambda cls: issubclass(cls, exp.Func))
+_IS_LAMBDA: ByClass[bool] = ByClass(lambda cls: issubclass(cls, exp.Lambda))
