@@ -132,7 +132,8 @@ def _only_child(text: str, container: object) -> exp.Expression | None:
 
 def display(t: exp.DataType) -> str:
     """The type as Trino's messages write it: ``integer``, ``varchar(4)``, ``decimal(3,1)``."""
-    return t.sql(dialect=TRINO).lower().replace(", ", ",")
+    text: str = copy_tree(t).sql(dialect=TRINO, copy=False)  # our copy: half sqlglot's cost
+    return text.lower().replace(", ", ",")
 
 
 def spark_type(t: exp.DataType) -> str:
@@ -146,7 +147,7 @@ def spark_type(t: exp.DataType) -> str:
         if node.this in _TEXT:
             node.set("this", T.TEXT)
             node.set("expressions", [])
-    return copy.sql(dialect=SPARK)
+    return copy.sql(dialect=SPARK, copy=False)
 
 
 def _length(t: exp.DataType) -> int | None:

@@ -18,6 +18,7 @@ from sqlglot import exp
 from translator.dialects.trino.routines import syntax as s
 from translator.rebuild import Reduced, by_init
 from translator.sqlglot_dialects import SPARK
+from translator.sqltrees import copy_tree
 
 #: Iterations a loop without a derivable bound may run in Spark before the call fails.
 UNBOUNDED_CAP = 10_000
@@ -121,7 +122,7 @@ def wrap(e: exp.Expr) -> exp.Expr:
 
 
 def size(e: exp.Expr) -> int:
-    return len(e.sql(dialect=SPARK))
+    return len(copy_tree(e).sql(dialect=SPARK, copy=False))
 
 
 PLAIN = re.compile(r"[a-z_][a-z0-9_]*")

@@ -106,7 +106,7 @@ class _Lowering:
         """``value.sql()``, written once (as :meth:`size`)."""
         known = self.texts.get(id(value))
         if known is None:
-            known = self.texts[id(value)] = (value, value.sql(GENERIC))
+            known = self.texts[id(value)] = (value, copy_tree(value).sql(GENERIC, copy=False))
         return known[1]
 
     def trino_type(self, text: str) -> exp.DataType:
