@@ -35,8 +35,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress
-from operator import attrgetter
 
 from sqlglot import exp
 
@@ -100,12 +98,12 @@ def rewritten(
     """:func:`rewrite`, with what its walk found (:class:`Rewritten`)."""
     tree: exp.Expr = node if private else copy_tree(node)
     nodes = depth_first(tree)
-    # Each node's class is looked up once, and the nodes of each kind (most are of none) are
-    # picked from the walk's list in C, in its order.
-    kinds = list(map(_KINDS.__getitem__, map(type, nodes)))
-    handled = list(compress(nodes, map(_HANDLED_KIND.__eq__, kinds)))
-    columns = compress(nodes, map(_COLUMN_KIND.__eq__, kinds))
-    names = frozenset(map(str.lower, map(column_name, filter(has_no_table, columns))))
+    kinds = _KINDS
+    marked = [n for n in nodes if kinds[type(n)]]  # most nodes are none of these
+    handled = [n for n in marked if kinds[type(n)] == _HANDLED_KIND]
+    names = frozenset(
+        column_name(n).lower() for n in marked if kinds[type(n)] == _COLUMN_KIND and has_no_table(n)
+    )
     # Types are derived before anything is replaced: they are Trino's, of the Trino tree.
     types: dict[int, exp.DataType | None] = {}
     try:
@@ -123,14 +121,11 @@ def rewritten(
                 tree = replacement
             else:
                 n.replace(replacement)
-    calls = tuple(compress(nodes, map(_CALL_KIND.__eq__, kinds)))
-    call_names = frozenset(map(str.lower, map(str, map(_NAME, calls))))
+    calls = tuple(n for n in marked if kinds[type(n)] == _CALL_KIND)
+    call_names = frozenset(str(c.name).lower() for c in calls)
     if replaced:
         return Rewritten(tree, names, None, None, call_names | _MADE)
     return Rewritten(tree, names, calls, nodes, call_names)  # type: ignore[arg-type]  # asked
-
-
-_NAME = attrgetter("name")
 
 
 #: The constructs :func:`_rewrite_one` rewrites (it leaves every other node as it is).
