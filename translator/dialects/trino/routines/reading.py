@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from itertools import compress
 
 from sqlglot import exp
 from sqlglot.dialects.trino import Trino
@@ -133,20 +132,32 @@ _QUOTED = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"")
 
 def expression_parts(node: exp.Expr) -> tuple[list[exp.Column], set[str] | None, list[exp.Func]]:
     """The columns of ``node`` (breadth first, as Trino's first unknown name is the one
-    reported), its lambdas' variables (None without a lambda) and its calls: one walk, whose
-    nodes are sorted in C (a pass for each question, each node's class looked up)."""
-    nodes = breadth_first(node)
-    classes = list(map(type, nodes))
-    columns = list(compress(nodes, map(_IS_COLUMN.__getitem__, classes)))
-    calls = list(compress(nodes, map(_IS_CALL.__getitem__, classes)))
+    reported), its lambdas' variables (None without a lambda) and its calls: one walk."""
+    columns: list[exp.Column] = []
     lambdas: set[str] | None = None
-    for n in compress(nodes, map(_IS_LAMBDA.__getitem__, classes)):
-        lambdas = lambdas if lambdas is not None else set()
-        lambdas.update(i.name.lower() for i in n.expressions)
-    return columns, lambdas, calls  # type: ignore[return-value]  # the classes were asked
+    calls: list[exp.Func] = []
+    kinds = _PART_KINDS
+    for n in breadth_first(node):
+        kind = kinds[type(n)]
+        if not kind:
+            continue
+        # The class was asked (_PART_KINDS): a column, a call.
+        if kind & _COLUMN:
+            columns.append(n)  # type: ignore[arg-type]
+        if kind & _CALL:
+            calls.append(n)  # type: ignore[arg-type]
+        if kind & _LAMBDA:
+            lambdas = lambdas if lambdas is not None else set()
+            lambdas.update(i.name.lower() for i in n.expressions)
+    return columns, lambdas, calls
 
 
-#: What :func:`expression_parts` asks of a node, by its class: a column? a call? a lambda?
-_IS_COLUMN: ByClass[bool] = ByClass(lambda cls: issubclass(cls, exp.Column))
-_IS_CALL: ByClass[bool] = ByClass(lambda cls: issubclass(cls, exp.Func))
-_IS_LAMBDA: ByClass[bool] = ByClass(lambda cls: issubclass(cls, exp.Lambda))
+#: What :func:`expression_parts` asks of a node, by its class (bits: a column, a call, a lambda).
+_COLUMN, _CALL, _LAMBDA = 1, 2, 4
+_PART_KINDS: ByClass[int] = ByClass(
+    lambda cls: (
+        (_COLUMN if issubclass(cls, exp.Column) else 0)
+        | (_CALL if issubclass(cls, exp.Func) else 0)
+        | (_LAMBDA if issubclass(cls, exp.Lambda) else 0)
+    )
+)
