@@ -21,7 +21,6 @@ Facts from Trino's docs that sqlglot's Trino generator does not apply:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress
 from typing import Any
 
 from sqlglot import exp
@@ -154,9 +153,9 @@ def _any_to_prepare(nodes: list[Any]) -> bool:
     """Whether :func:`prepare_for_trino` would look at any of ``nodes`` (its walk's tests, in
     short): a node of the classes it rewrites, or a call of current_path."""
     kinds = _PREPARE_KINDS
-    # Nodes of kind 0 (most) are passed over in C, each node's class looked up.
-    for node in compress(nodes, map(kinds.__getitem__, map(type, nodes))):
-        if kinds[type(node)] == 1 or str(node.this).lower() == "current_path":  # else kind 2
+    for node in nodes:
+        kind = kinds[type(node)]
+        if kind == 1 or (kind == 2 and str(node.this).lower() == "current_path"):
             return True
     return False
 
