@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
 from typing import Any
 
 from sqlglot import exp
@@ -137,9 +136,11 @@ def _kinds(nodes: list[Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]
     queries: list[Any] = []
     columns: list[Any] = []
     aggregates = False
-    # Nodes of no kind (most) are passed over in C, each node's class looked up once.
-    found = list(map(_KINDS.__getitem__, map(type, nodes)))
-    for node, kind in zip(compress(nodes, found), compress(found, found), strict=True):
+    kinds = _KINDS
+    for node in nodes:
+        kind = kinds[type(node)]
+        if not kind:
+            continue
         if kind & _COLUMN:
             columns.append(node)
         if kind & _QUERY:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from copy import deepcopy
-from itertools import compress
 from typing import Any, Generic, TypeVar
 
 from sqlglot import exp
@@ -270,8 +269,6 @@ _SCOPE_KINDS: ByClass[int] = ByClass(
         | (_LEAF if cls in _LEAVES else 0)
     )
 )
-#: Of those, only what :func:`plain_scope` asks (0 for a leaf).
-_SCOPED_KINDS: ByClass[int] = ByClass(lambda cls: _SCOPE_KINDS[cls] & _SCOPED)
 
 
 def plain_scope(nodes: list[Any]) -> tuple[list[Any], set[str]] | None:
@@ -279,9 +276,11 @@ def plain_scope(nodes: list[Any]) -> tuple[list[Any], set[str]] | None:
     case), where no node is a query with a FROM (else None: scopes must be walked)."""
     free: list[Any] = []
     shadowed: set[str] = set()
-    # Nodes that are none of these (most) are passed over in C, each node's class looked up once.
-    found = list(map(_SCOPED_KINDS.__getitem__, map(type, nodes)))
-    for n, kind in zip(compress(nodes, found), compress(found, found), strict=True):
+    kinds = _SCOPE_KINDS
+    for n in nodes:
+        kind = kinds[type(n)]
+        if not kind & _SCOPED:
+            continue
         if kind & _SELECT and n.args.get("from_"):
             return None
         if kind & _COLUMN and has_no_table(n):
