@@ -9,9 +9,10 @@ rejected.
 from __future__ import annotations
 
 import re
-from itertools import chain, compress, pairwise, repeat
-from operator import is_
+from itertools import chain, pairwise
 from typing import Any, Final, Literal
+
+from lark import Token
 
 from translator.bodies import parse_body
 from translator.dialects.base import by_offset
@@ -152,13 +153,10 @@ class CreateAssembler:
         assert b.dialect is not None  # set whenever a statement (not a lone type) is parsed
         self.dialect = b.dialect
         self.start: int = children[0].start_pos  # CREATE
-        # Each part picked by its class, in passes at C level (no Python step a child): the
-        # flags are the plain strings (a token is a str subclass), the name the one tuple.
-        kinds = list(map(type, children))
-        self.flags = set(compress(children, map(is_, kinds, repeat(str))))
-        self.name: tuple[Name, ...] = children[kinds.index(tuple)]
-        self.params: list[Parameter] = list(compress(children, map(is_, kinds, repeat(Parameter))))
-        self.clauses: list[Clause] = list(compress(children, map(is_, kinds, repeat(Clause))))
+        self.flags = {c for c in children if isinstance(c, str) and not isinstance(c, Token)}
+        self.name: tuple[Name, ...] = next(c for c in children if isinstance(c, tuple))
+        self.params = [c for c in children if isinstance(c, Parameter)]
+        self.clauses = [c for c in children if isinstance(c, Clause)]
         body_tok = children[-1]
         self.return_at = children[-2].start_pos
         self.body_text = str(body_tok)
