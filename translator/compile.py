@@ -13,6 +13,8 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 from typing import Any, get_args
 
 from translator.bodies import transpile_body
@@ -116,14 +118,15 @@ def check_body(stmt: CreateFunction) -> None:
     take: not exactly one expression or query (:func:`translator.body_checks.body_problem`), or
     an expression naming what is not a parameter (``RETURN y``: both engines refuse such a
     function when it is created)."""
-    for what, text, at in _texts(stmt):
-        m = _LONE_SURROGATE.search(text)
-        if m is not None:
-            raise BodyError(
-                f"the {what} holds a lone surrogate (U+{ord(m.group()):04X}, from a \\u escape "
-                "of half a UTF-16 pair), which is no character and no file can hold",
-                at or stmt.position,
-            )
+    if _LONE_SURROGATE.search(_all_texts(stmt)) is not None:  # say which text holds it
+        for what, text, at in _texts(stmt):
+            m = _LONE_SURROGATE.search(text)
+            if m is not None:
+                raise BodyError(
+                    f"the {what} holds a lone surrogate (U+{ord(m.group()):04X}, from a \\u "
+                    "escape of half a UTF-16 pair), which is no character and no file can hold",
+                    at or stmt.position,
+                )
     body = stmt.body
     problem = None
     if stmt.dialect in BODY_DIALECTS:
@@ -138,6 +141,26 @@ def check_body(stmt: CreateFunction) -> None:
 
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _all_texts(stmt: CreateFunction) -> str:
+    """The pieces :func:`_texts` makes its texts of, as one text: a code point is in one of
+    those texts exactly when it is in this one (joining makes and splits no code point), so
+    most statements are checked with one search and no message made for each text."""
+    params = stmt.parameters
+    return "".join(
+        chain(
+            stmt.name,
+            (stmt.doc or "", stmt.body.text),
+            map(_NAME, params),
+            filter(None, map(_DOC, params)),
+            chain.from_iterable(stmt.properties),
+        )
+    )
+
+
+_NAME = attrgetter("name")
+_DOC = attrgetter("doc")
 
 
 def _texts(stmt: CreateFunction) -> Iterator[tuple[str, str, Position | None]]:
