@@ -309,9 +309,12 @@ def transpile_body(
     try:
         back_columns, back_free, lambda_vars, qualified = scoped_columns(back, unlinking=True)
         walked = True
-        columns = [column_name(c).lower() for c in back_columns]
-        free = [column_name(c) for c in back_free]
-        after = {c for c in columns if c in wanted}
+        spelled = list(map(column_name, back_columns))
+        columns = list(map(str.lower, spelled))
+        # The free columns are those of the columns outside every query with a FROM, in their
+        # order: all of them, where there are as many.
+        free = spelled if len(back_free) == len(spelled) else list(map(column_name, back_free))
+        after = wanted.intersection(columns)
         # A lowered compound body is built from its parameters and lambda variables only.
         if before is None:
             before = after
