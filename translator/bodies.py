@@ -188,9 +188,11 @@ def _typed_copy(
         columns = free  # no query: every column is free
     else:
         columns, free, shadowed, _ = scoped_columns(typed)
-    found = {name for c in columns if (name := column_name(c).lower()) in wanted}
-    for col in free:
-        name = column_name(col).lower()
+    names = list(map(str.lower, map(column_name, columns)))
+    found = wanted.intersection(names)
+    # The free columns are some of the columns, in their order: all of them, where as many.
+    lows = names if len(free) == len(names) else list(map(str.lower, map(column_name, free)))
+    for col, name in zip(free, lows, strict=True):
         if name in lowered and name not in shadowed:
             built = sqlglot_type(lowered[name])
             if built is not None:
