@@ -99,3 +99,15 @@ def test_validate_refuses_a_stored_body_of_only_comments(tmp_path: Any) -> None:
     assert "the body is empty (it holds only comments)" in out
     code, _, err = run_cli("emit", "--dialect", "spark", "--name", "f", str(path))
     assert code == 1 and "the body is empty (it holds only comments)" in err, err
+
+
+def test_free_references_name_each_stray_by_its_first_spelling() -> None:
+    """In the scoped walk's order (a stack fed each node's children in order: the last operand
+    first); parameters, lambda variables and columns of a query with a FROM are no strays."""
+    from translator.body_checks import free_references
+
+    text = "transform(a, v -> v + X) + (SELECT c FROM t) + b + x + B + V"
+    tree = sqlglot.parse_one(text, read="spark")
+    assert free_references(tree, ["a"]) == ["B", "x"]
+    assert free_references(tree, ["A", "b"]) == ["x"]
+    assert free_references(sqlglot.parse_one("a + 1", read="spark"), ["a"]) == []
