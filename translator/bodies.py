@@ -188,11 +188,9 @@ def _typed_copy(
         columns = free  # no query: every column is free
     else:
         columns, free, shadowed, _ = scoped_columns(typed)
-    names = list(map(str.lower, map(column_name, columns)))
-    found = wanted.intersection(names)
-    # The free columns are some of the columns, in their order: all of them, where as many.
-    lows = names if len(free) == len(names) else list(map(str.lower, map(column_name, free)))
-    for col, name in zip(free, lows, strict=True):
+    found = {name for c in columns if (name := column_name(c).lower()) in wanted}
+    for col in free:
+        name = column_name(col).lower()
         if name in lowered and name not in shadowed:
             built = sqlglot_type(lowered[name])
             if built is not None:
@@ -311,12 +309,9 @@ def transpile_body(
     try:
         back_columns, back_free, lambda_vars, qualified = scoped_columns(back, unlinking=True)
         walked = True
-        spelled = list(map(column_name, back_columns))
-        columns = list(map(str.lower, spelled))
-        # The free columns are those of the columns outside every query with a FROM, in their
-        # order: all of them, where there are as many.
-        free = spelled if len(back_free) == len(spelled) else list(map(column_name, back_free))
-        after = wanted.intersection(columns)
+        columns = [column_name(c).lower() for c in back_columns]
+        free = [column_name(c) for c in back_free]
+        after = {c for c in columns if c in wanted}
         # A lowered compound body is built from its parameters and lambda variables only.
         if before is None:
             before = after

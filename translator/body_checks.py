@@ -197,11 +197,13 @@ def free_references(ast: Any, parameters: list[str]) -> list[str]:
     if not free:
         return []
     bound = {p.lower() for p in parameters} | lambda_vars
-    names = list(map(column_name, free))
-    # Each name (lower case) with its first spelling in the walk's order: filled from the last
-    # column back, a later (in the walk) spelling is overwritten by an earlier one.
-    first = dict(zip(list(map(str.lower, names))[::-1], names[::-1], strict=True))
-    return sorted(map(first.__getitem__, first.keys() - bound))
+    seen: dict[str, str] = {}
+    for col in free:
+        name = column_name(col)
+        low = name.lower()
+        if low not in bound:
+            seen.setdefault(low, name)
+    return sorted(seen.values())
 
 
 def representation_problems(meta: UdfMetadata) -> list[tuple[str, str]]:

@@ -13,8 +13,6 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
-from itertools import chain
-from operator import attrgetter
 from typing import Any, get_args
 
 from translator.bodies import transpile_body
@@ -118,15 +116,14 @@ def check_body(stmt: CreateFunction) -> None:
     take: not exactly one expression or query (:func:`translator.body_checks.body_problem`), or
     an expression naming what is not a parameter (``RETURN y``: both engines refuse such a
     function when it is created)."""
-    if _LONE_SURROGATE.search(_all_texts(stmt)) is not None:  # say which text holds it
-        for what, text, at in _texts(stmt):
-            m = _LONE_SURROGATE.search(text)
-            if m is not None:
-                raise BodyError(
-                    f"the {what} holds a lone surrogate (U+{ord(m.group()):04X}, from a \\u "
-                    "escape of half a UTF-16 pair), which is no character and no file can hold",
-                    at or stmt.position,
-                )
+    for what, text, at in _texts(stmt):
+        m = _LONE_SURROGATE.search(text)
+        if m is not None:
+            raise BodyError(
+                f"the {what} holds a lone surrogate (U+{ord(m.group()):04X}, from a \\u escape "
+                "of half a UTF-16 pair), which is no character and no file can hold",
+                at or stmt.position,
+            )
     body = stmt.body
     problem = None
     if stmt.dialect in BODY_DIALECTS:
@@ -141,26 +138,6 @@ def check_body(stmt: CreateFunction) -> None:
 
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
-def _all_texts(stmt: CreateFunction) -> str:
-    """The pieces :func:`_texts` makes its texts of, as one text: a code point is in one of
-    those texts exactly when it is in this one (joining makes and splits no code point), so
-    most statements are checked with one search and no message made for each text."""
-    params = stmt.parameters
-    return "".join(
-        chain(
-            stmt.name,
-            (stmt.doc or "", stmt.body.text),
-            map(_NAME, params),
-            filter(None, map(_DOC, params)),
-            chain.from_iterable(stmt.properties),
-        )
-    )
-
-
-_NAME = attrgetter("name")
-_DOC = attrgetter("doc")
 
 
 def _texts(stmt: CreateFunction) -> Iterator[tuple[str, str, Position | None]]:
@@ -301,7 +278,7 @@ def new_version(
         and type(timestamp_ms) is int
         and type(deterministic) is bool
         and (on_null is None or (type(on_null) is str and on_null in _NULL_HANDLING))
-        and _ONLY_REPRESENTATIONS.issuperset(map(type, reps))  # each exactly one
+        and all(type(r) is SqlRepresentation for r in reps)
     ):
         return trusted(DefinitionVersion, fields)
     return DefinitionVersion(**fields)  # type: ignore[arg-type]
@@ -310,9 +287,6 @@ def new_version(
 #: The values the model's literal fields take: a value among them is stored as given.
 _NULL_HANDLING = frozenset(get_args(DefinitionVersion.model_fields["on_null_input"].annotation))
 _FUNCTION_TYPES = frozenset(get_args(Definition.model_fields["function_type"].annotation))
-#: What a list of models made here must hold only, exactly (its items' classes a subset).
-_ONLY_REPRESENTATIONS = frozenset((SqlRepresentation,))
-_ONLY_PARAMETERS = frozenset((Parameter,))
 
 
 def _plain_text(value: object) -> bool:
@@ -329,16 +303,10 @@ def _plain_type(value: object) -> bool:
 def new_parameters(stmt: CreateFunction) -> list[Parameter]:
     out = []
     for p in stmt.parameters:
-        json_type, doc = type_to_json(p.type), p.doc
-        kw: dict[str, object] = {"name": p.name, "type": json_type}
-        if doc is not None:
-            kw["doc"] = doc
-        # _plain_type and _plain_text, inline (a parameter each)
-        if (
-            type(p.name) is str
-            and (type(json_type) is str or type(json_type) is dict)
-            and (doc is None or type(doc) is str)
-        ):
+        kw: dict[str, object] = {"name": p.name, "type": type_to_json(p.type)}
+        if p.doc is not None:
+            kw["doc"] = p.doc
+        if type(p.name) is str and _plain_type(kw["type"]) and _plain_text(p.doc):
             out.append(trusted(Parameter, kw))
         else:
             out.append(Parameter(**kw))  # type: ignore[arg-type]
@@ -361,7 +329,7 @@ def new_definition(
         kw["doc"] = stmt.doc
     if (
         type(kw["definition_id"]) is str
-        and _ONLY_PARAMETERS.issuperset(map(type, kw["parameters"]))  # type: ignore[call-overload]
+        and all(type(p) is Parameter for p in kw["parameters"])  # type: ignore[attr-defined]
         and _plain_type(kw["return_type"])
         and type(version) is DefinitionVersion
         and type(version.version_id) is int

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
-from functools import partial
-from operator import attrgetter, is_not
 from typing import Any
 
 from sqlglot import exp
@@ -146,16 +144,10 @@ def _inside_query_with_tables(node: Any) -> bool:
     return False
 
 
-#: A parameter's DEFAULT (None for none), and whether one is given: the statements' parameters
-#: are scanned in C (every statement is asked both).
-_DEFAULT = attrgetter("default")
-_GIVEN = partial(is_not, None)
-
-
 def default_properties(stmt: CreateFunction) -> dict[str, str]:
     """The properties that keep ``stmt``'s DEFAULTs (or mark it as a shortened form)."""
     out: dict[str, str] = {}
-    if stmt.defaults_of is None and not any(map(_GIVEN, map(_DEFAULT, stmt.parameters))):
+    if stmt.defaults_of is None and all(p.default is None for p in stmt.parameters):
         return out  # most statements: no definition-id to spell out
     def_id = definition_id(stmt.parameter_types)
     if stmt.defaults_of is not None:
@@ -175,7 +167,7 @@ def with_default_forms(
     for stmt in statements:
         if isinstance(stmt, SkippedStatement):
             continue
-        if isinstance(stmt, CreateFunction) and any(map(_DEFAULT, stmt.parameters)):
+        if isinstance(stmt, CreateFunction) and any(p.default for p in stmt.parameters):
             expanded, notes = expand_defaults(stmt, get_dialect(stmt.dialect).sqlglot_dialect)
             warnings.extend(notes)
             yield from expanded

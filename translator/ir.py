@@ -8,7 +8,6 @@ store it as a property or report it, instead of the front end silently dropping 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import Any, Literal
 
 from translator.errors import Diagnostic, Position
@@ -25,8 +24,6 @@ __all__ = [
 ]
 
 BodyKind = Literal["expression", "query", "compound"]
-#: A parameter's type.
-_TYPE_OF = attrgetter("type")
 NullHandling = Literal["call", "return-null"]
 
 
@@ -96,7 +93,7 @@ class CreateFunction:
 
     @property
     def parameter_types(self) -> tuple[IcebergType, ...]:
-        return tuple(map(_TYPE_OF, self.parameters))
+        return tuple(p.type for p in self.parameters)
 
     @property
     def function_name(self) -> str:

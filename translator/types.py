@@ -14,8 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import attrgetter
 from typing import Any, TypeAlias
 
 from translator.rebuild import Reduced, by_init
@@ -194,17 +192,10 @@ TOO_DEEP = f"the type nests more than {MAX_TYPE_NESTING} lists, maps and structs
 
 def _nesting(*children: IcebergType) -> int:
     """The nesting of a list, map or struct of ``children``; raises past the limit."""
-    # getattr(c, "nesting", 0) of each child, in C: a primitive has no nesting.
-    depth = 1 + max(map(getattr, children, _NESTING, _NONE), default=0)
+    depth = 1 + max((getattr(c, "nesting", 0) for c in children), default=0)
     if depth > MAX_TYPE_NESTING:
         raise TypeNestingError(TOO_DEEP)
     return depth
-
-
-#: :func:`_nesting`'s other arguments to getattr (endless: ``map`` stops with the children).
-_NESTING, _NONE = repeat("nesting"), repeat(0)
-#: A struct field's type.
-_TYPE_OF = attrgetter("type")
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +243,7 @@ class StructType(IcebergType):
 
     def __init__(self, fields: Iterable[StructField]) -> None:
         object.__setattr__(self, "fields", tuple(fields))
-        object.__setattr__(self, "nesting", _nesting(*map(_TYPE_OF, self.fields)))
+        object.__setattr__(self, "nesting", _nesting(*(f.type for f in self.fields)))
         seen: set[str] = set()
         for f in self.fields:
             if not f.name:
@@ -441,14 +432,8 @@ def _json_kind(value: object) -> str:
 # Writing
 
 
-#: The types that hold others (a module-level tuple: see setup.py on compiled classes as values).
-_NESTED_TYPES = (ListType, MapType, StructType)
-
-
 def type_to_json(t: IcebergType) -> TypeJson:
     """The canonical JSON form: only the keys the UDF spec requires, plus a struct field's doc."""
-    if not isinstance(t, _NESTED_TYPES):  # most types: a primitive's string
-        return str(t)
     if isinstance(t, ListType):
         return {"type": "list", "element": type_to_json(t.element)}
     if isinstance(t, MapType):
@@ -461,13 +446,11 @@ def type_to_json(t: IcebergType) -> TypeJson:
                 entry["doc"] = f.doc
             fields.append(entry)
         return {"type": "struct", "fields": fields}
-    raise AssertionError(t)  # pragma: no cover - the nested types are the three above
+    return str(t)
 
 
 def check_id_safe(t: IcebergType) -> None:
     """Raise if a struct field name would make the definition-id ambiguous or contain spaces."""
-    if not isinstance(t, _NESTED_TYPES):  # a primitive holds no struct field name
-        return
     if isinstance(t, ListType):
         check_id_safe(t.element)
     elif isinstance(t, MapType):
@@ -475,8 +458,8 @@ def check_id_safe(t: IcebergType) -> None:
         check_id_safe(t.value)
     elif isinstance(t, StructType):
         for f in t.fields:
-            if not _AMBIGUOUS_NAME_CHARS.isdisjoint(f.name):
-                bad = sorted(set(f.name) & _AMBIGUOUS_NAME_CHARS)
+            bad = sorted(set(f.name) & _AMBIGUOUS_NAME_CHARS)
+            if bad:
                 raise TypeParseError(
                     f"struct field name {f.name!r} contains {''.join(bad)!r}, which would make the "
                     "definition-id ambiguous or break its no-spaces-or-quotes rule"
@@ -487,6 +470,5 @@ def check_id_safe(t: IcebergType) -> None:
 def definition_id(parameter_types: Sequence[IcebergType]) -> str:
     """The spec's canonical ``definition-id``: canonical type strings joined by ``,``."""
     for t in parameter_types:
-        if isinstance(t, _NESTED_TYPES):  # a primitive holds no struct field name
-            check_id_safe(t)
-    return ",".join(map(str, parameter_types))
+        check_id_safe(t)
+    return ",".join(str(t) for t in parameter_types)
