@@ -200,8 +200,7 @@ class Builder(Source):
                 )
             name = tok.value[1:-1].replace("``", "`")
             return Name(name, True, token_start(tok), token_end(tok))
-        # Every name of a header: its offsets read as token_start and token_end read them.
-        return Name(str(tok), False, tok.start_pos or 0, tok.end_pos or 0)
+        return Name(str(tok), False, token_start(tok), token_end(tok))
 
     def function_name(self, children: list[Name]) -> tuple[Name, ...]:
         return tuple(children)
@@ -297,7 +296,7 @@ class Builder(Source):
         args: TypeArgs | None = children[1]
         without_tz: int | None = children[2]
         collation: Name | None = children[3]
-        start = name_tok.start_pos or 0  # token_start, inline: most types of a header
+        start = token_start(name_tok)
         if args is None and without_tz is None and collation is None:
             bare = bare_primitive(str(name_tok).upper())
             if bare is not None:  # nothing to check, say or spell out

@@ -219,8 +219,7 @@ class Builder(Site):
             if not value:
                 raise self.syntax_error("a quoted identifier must not be empty", token_start(tok))
             return Ident(value, token_start(tok), token_end(tok))
-        # Every name of a header: its offsets read as token_start and token_end read them.
-        return Ident(tok.value.lower(), tok.start_pos or 0, tok.end_pos or 0)
+        return Ident(tok.value.lower(), token_start(tok), token_end(tok))
 
     def field_name(self, children: list[Any]) -> Ident:
         child = children[0]
@@ -259,18 +258,14 @@ class Builder(Site):
             name = name_tok.value[1:-1].replace('""', '"').lower()
         else:
             name = name_tok.value.lower()
-        # Most types of a header: the offsets read as token_start and token_end read them, the
-        # Spelled made here (see _spelled). The type ends at its time zone, else its
-        # parameters, else its name.
-        start = name_tok.start_pos or 0
+        args: tuple[int | Spelled, ...] = ()
+        end = token_end(name_tok)
+        if params is not None:
+            args, end = params.values, params.end
+        zone = None
         if tz is not None:
-            end = token_end(tz)
-            zone: bool | None = tz.type == "WITH_TIME_ZONE"
-        else:
-            end = (name_tok.end_pos or 0) if params is None else params.end
-            zone = None
-        args = () if params is None else params.values
-        return Spelled(name, start, self.text[start:end], args, (), zone)
+            zone, end = tz.type == "WITH_TIME_ZONE", token_end(tz)
+        return self._spelled(name, token_start(name_tok), end, args, (), zone)
 
     def type_name(self, children: list[Token]) -> Token:
         return children[0]
