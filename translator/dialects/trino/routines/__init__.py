@@ -135,13 +135,11 @@ def routine_from_parts(
 ) -> Routine:
     """The routine of a function known by its parts (Trino type spellings, the body as written;
     ``kind`` is ``compound`` for a ``BEGIN ... END`` body, else the RETURN expression)."""
-    written = [_quoted(n) + " " + t for n, t in parameters]  # each parameter as in the text
+    params = ", ".join(_quoted(n) + " " + t for n, t in parameters)
     text = body if kind == "compound" else f"RETURN {body}"
-    statement = (
-        f"CREATE FUNCTION {_quoted(name)}({', '.join(written)}) RETURNS {return_type}\n{text}"
-    )
+    statement = f"CREATE FUNCTION {_quoted(name)}({params}) RETURNS {return_type}\n{text}"
     if kind != "compound":
-        routine = _assembled(name, parameters, written, return_type, body, statement)
+        routine = _assembled(name, parameters, return_type, body, statement)
         if routine is not None:
             return routine
     return parse_routine(statement)
@@ -152,31 +150,23 @@ def _quoted(name: str) -> str:
 
 
 def _assembled(
-    name: str,
-    parameters: Sequence[tuple[str, str]],
-    written: list[str],
-    return_type: str,
-    body: str,
-    text: str,
+    name: str, parameters: Sequence[tuple[str, str]], return_type: str, body: str, text: str
 ) -> Routine | None:
     """What :func:`parse_routine` gives for ``text``, the statement :func:`routine_from_parts`
-    writes around a RETURN ``body`` (``written``: its parameters as written there), built
-    without parsing it again; None where that is not sure. Every name is a quoted identifier
-    (one token, any content), each type has been read by the grammar alone
-    (:func:`_type_as_written`), and ``body`` starts with a character the grammar's ``BODY``
-    token starts at (no space or comment for it to skip): the grammar then takes the statement,
-    and the pieces are where they were written."""
+    writes around a RETURN ``body``, built without parsing it again; None where that is not
+    sure. Every name is a quoted identifier (one token, any content), each type has been read
+    by the grammar alone (:func:`_type_as_written`), and ``body`` starts with a character the
+    grammar's ``BODY`` token starts at (no space or comment for it to skip): the grammar then
+    takes the statement, and the pieces are where they were written."""
     if not body or body[0].isspace() or body.startswith(("--", "/*")):
         return None
-    if not _type_as_written(return_type):
+    if not all(_type_as_written(t) for t in (return_type, *(t for _, t in parameters))):
         return None
     at = len("CREATE FUNCTION ") + len(_quoted(name)) + 1
     params = []
-    for (n, t), w in zip(parameters, written, strict=True):
-        if not _type_as_written(t):  # the types judged in order, up to the first refused
-            return None
+    for n, t in parameters:
         params.append((Name(n, at), t))
-        at += len(w) + len(", ")
+        at += len(_quoted(n)) + 1 + len(t) + len(", ")
     returns_at = len(text) - len(body) - len("RETURN ")
     return Routine(
         name=(name,),
