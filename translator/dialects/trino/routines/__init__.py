@@ -347,7 +347,7 @@ def spark_form(
     rewritten itself instead of a copy (a tree of :func:`.reading.parse_expression`'s cache
     is always copied)."""
     names = None
-    call_names: frozenset[str] = frozenset()
+    calls: tuple[exp.Anonymous, ...] | None = None
     tree: exp.Expr | None = None
     listed: list[exp.Expr] | None = None  # the nodes of the tree written, where a walk has them
     try:
@@ -360,18 +360,18 @@ def spark_form(
             if node is None:
                 return SparkForm(None, "sqlglot cannot read the body")
             done = rewritten(node, _scope(routine), private=private and node is body_tree)
-            tree, call_names, listed = done.tree, done.call_names, done.nodes
+            tree, calls, listed = done.tree, done.calls, done.nodes
             names = done.names if node is body_tree else None
             # rewrite's tree is a copy no one else holds: sqlglot may write it without another
             # (a root still hanging from a replaced node is written from a copy, as sqlglot's
             # own copy would have no parent).
             private = tree.parent is None
         own = routine.name[-1].lower()
-        # The rewrite knows the names of the calls its tree may hold: only a call of the
-        # function's own name among them (or a lowered body) needs the walk, which finds the
+        # The rewrite's walk saw every call of a tree it left as it was: only a call of the
+        # function's own name there (or a rewritten tree) needs the walk, which finds the
         # first such call breadth first, as the message names it.
         lambdas = 0
-        if isinstance(routine.body, Block) or own in call_names:
+        if calls is None or any(str(call.name).lower() == own for call in calls):
             # tree.find_all(exp.Anonymous), as one loop; a lowered body's also counts its lets
             if isinstance(routine.body, Block):
                 nodes, lambdas = _levels(tree)

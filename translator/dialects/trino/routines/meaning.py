@@ -78,15 +78,12 @@ class Rewritten:
     does not know (``Anonymous``) in ``tree``, depth first, where no construct was replaced
     (the walk's nodes are then the result's); None where one was, and the result holds nodes
     the walk did not see. ``nodes``: every node of ``tree`` (the walk's list), where none was
-    replaced; else None. ``call_names``: the names (``str(name).lower()``) of every such call
-    ``tree`` may hold: the walk's, and where a construct was replaced, the calls a rewrite
-    makes (:data:`_MADE`; any other call in its result is a copy of one the walk saw)."""
+    replaced; else None."""
 
     tree: exp.Expr
     names: frozenset[str]
     calls: tuple[exp.Anonymous, ...] | None
     nodes: list[exp.Expr] | None = None
-    call_names: frozenset[str] = frozenset()
 
     def __reduce__(self) -> Reduced:
         return by_init(self)
@@ -121,11 +118,10 @@ def rewritten(
                 tree = replacement
             else:
                 n.replace(replacement)
-    calls = tuple(n for n in marked if kinds[type(n)] == _CALL_KIND)
-    call_names = frozenset(str(c.name).lower() for c in calls)
     if replaced:
-        return Rewritten(tree, names, None, None, call_names | _MADE)
-    return Rewritten(tree, names, calls, nodes, call_names)  # type: ignore[arg-type]  # asked
+        return Rewritten(tree, names, None)
+    calls = tuple(n for n in marked if kinds[type(n)] == _CALL_KIND)
+    return Rewritten(tree, names, calls, nodes)  # type: ignore[arg-type]  # the class was asked
 
 
 #: The constructs :func:`_rewrite_one` rewrites (it leaves every other node as it is).
@@ -178,15 +174,7 @@ def _paren(n: exp.Expr) -> exp.Expr:
 
 
 def _call(name: str, *args: exp.Expr) -> exp.Anonymous:
-    if name not in _MADE:  # Rewritten.call_names would not hold it
-        raise ValueError(f"{name} is not one of the calls a rewrite makes (_MADE)")
     return exp.Anonymous(this=name, expressions=list(args))
-
-
-#: The names of the calls :func:`_rewrite_one` makes (:func:`_call` makes no other).
-_MADE = frozenset(
-    {"weekday", "try_element_at", "element_at", "map_contains_key", "raise_error", "abs"}
-)
 
 
 def _rewrite_one(n: exp.Expr, types: Mapping[int, exp.DataType | None]) -> exp.Expr | None:
