@@ -39,6 +39,8 @@ from benchmarks.figures import (
 )
 from benchmarks.native import NativeBuild, native_build, process_env
 from benchmarks.native_report import native_note, native_targets, same_output
+from benchmarks.sampled import py_spy
+from benchmarks.sampled import table as sampled_table
 from benchmarks.tables import (
     commit_section,
     memory_section,
@@ -265,7 +267,7 @@ def main() -> None:
     )
     ap.add_argument(
         "--only",
-        choices=["throughput", "migrate", "memory", "merge"],
+        choices=["throughput", "migrate", "memory", "merge", "sampled"],
         default=None,
         help="with --reuse: run one part only (several can run at once), write no tables",
     )
@@ -371,6 +373,10 @@ def _benchmarks(args: argparse.Namespace, native: NativeBuild | None, started: f
     if only in (None, "merge") and not args.no_merge:
         print("merge scaling", file=sys.stderr)
         merges = _run("merge_scaling", "--sizes", sizes)
+    sampled: dict[str, Any] | None = None
+    if only in (None, "sampled") and py_spy() is not None:
+        print("sampled profile", file=sys.stderr)
+        sampled = _run("sampled", "--statements", str(n), "--json")
     if only is not None:
         return
     runs = [pure_runs[-1], *fast_runs[-1:]]
@@ -429,6 +435,12 @@ def _benchmarks(args: argparse.Namespace, native: NativeBuild | None, started: f
             "",
             commit_section(merges),
         ]
+    sections += [
+        "## Where compile's CPU goes (sampled, pure-Python sqlglot)",
+        "",
+        sampled_table(sampled) if sampled else "Not measured: py-spy is not installed.",
+        "",
+    ]
     if spark_runs:
         sections += [
             f"## Spark batch: `compile_dataframe` ({build})",
