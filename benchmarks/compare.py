@@ -7,7 +7,7 @@
 revisions of this repository (each checked out into a temporary worktree, removed after). Why a
 tool of its own: on a shared 2-core VM the same tree's compile varies by 4-5% from one process to
 the next, more than most single changes buy, and a change that cuts opcodes can cost CPU
-(``benchmarks/README.md``, session 18). So each round runs a fresh process per tree, the trees in
+(``benchmarks/HISTORY.md``, session 18). So each round runs a fresh process per tree, the trees in
 turn, and each process times its compile against the baseline in the same process (slice by
 slice, as :mod:`benchmarks.throughput` does), the best of ``--passes`` passes; the ratios of all
 rounds give each tree's range and mean, and a change is worth keeping only where the ranges

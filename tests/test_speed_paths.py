@@ -1,4 +1,4 @@
-"""The shortcuts issue 17 took give the results of the long way (benchmarks/README.md)."""
+"""The shortcuts issue 17 took give the results of the long way (benchmarks/HISTORY.md)."""
 
 from __future__ import annotations
 
