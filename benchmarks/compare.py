@@ -58,8 +58,7 @@ def child(statements: int, passes: int, loaded: str) -> None:
     import time
 
     from benchmarks.corpus import generate
-    from benchmarks.throughput import _baseline, _bodies, _compile, _slices
-    from translator.metadata import dump_metadata
+    from benchmarks.throughput import _baseline, _bodies, _compile, _digest, _slices
 
     scripts = generate(statements, 20240607)
     slices = _slices(scripts, 8)
@@ -80,13 +79,7 @@ def child(statements: int, passes: int, loaded: str) -> None:
             results = _compile(chunk)
             spent["compile"] += time.process_time() - c0
             if n == 0:
-                for r in results:
-                    for name, meta in r.functions.items():
-                        digest.update(name.encode())
-                        digest.update(b"-" if meta is None else dump_metadata(meta).encode())
-                    for group in (r.changes, r.warnings, r.errors, r.skipped):
-                        for item in group:
-                            digest.update(str(item).encode())
+                _digest(digest, results, [])  # compile's output only: no emit is run here
             del results
         ratios.append(spent["compile"] / spent["baseline"])
         compiles.append(spent["compile"])
@@ -113,7 +106,7 @@ def checkout(spec: str) -> Iterator[Path]:
         where = Path(tmp) / "tree"
         git = ["git", "-C", str(ROOT)]
         made = subprocess.run(
-            [*git, "worktree", "add", "--detach", str(where), spec],
+            [*git, "worktree", "add", "--detach", "--", str(where), spec],
             capture_output=True,
             text=True,
             check=False,
