@@ -17,6 +17,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
+from translator.dialects import get_dialect
 from translator.query_free import QueryFree
 from translator.rebuild import Reduced, by_init
 from translator.sqlglot_dialects import (
@@ -221,9 +222,10 @@ def transpile_body(
     ``return_type``. The checks below then apply to its result as to sqlglot's.
 
     Valid means: sqlglot generates it without an unsupported-feature error, the result parses in
-    the target dialect, it refers to exactly the parameters the source refers to, and it calls no
-    built-in of the source engine that the target engine lacks (sqlglot passes a function it
-    does not know through unchanged). Calls that are no built-in of either engine are taken for
+    the target dialect (with the target's ``check_parser``, where it names one), it refers to
+    exactly the parameters the source refers to, and it calls no built-in of the source engine
+    that the target engine lacks (sqlglot passes a function it does not know through
+    unchanged). Calls that are no built-in of either engine are taken for
     user-defined functions and noted. ``prepare``: the target dialect's rewrite of the tree
     before sqlglot writes it (:meth:`translator.dialects.base.Dialect.prepare_body`).
     ``ast_private``: ``ast`` is this call's to change (no one reads it after), so it is
@@ -296,7 +298,7 @@ def transpile_body(
         # prepare's walk listed its nodes: they let go of their parents without another walk.
         unlink_listed(nodes)
     try:
-        back, tokens = parse_one_with_tokens(sql, writer)
+        back, tokens = parse_one_with_tokens(sql, writer, get_dialect(target).check_parser)
     except SqlglotError as e:
         return Transpiled(
             None, f"the {target} text does not parse in {target}: {_first_line(str(e))}"

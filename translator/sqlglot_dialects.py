@@ -15,9 +15,10 @@ anyway. ``tests/test_sqlglot_dialects.py`` holds this to sqlglot's source.
 
 sqlglot also makes a new tokenizer and parser for every parse (a few microseconds each, two
 parses a body). :func:`tokenize` and :func:`parse_one` keep one of each per thread and shared
-dialect instead, because in sqlglot 30.30.0 every field either holds changes while it works is
-reset when it starts: ``Tokenizer.tokenize`` begins with ``reset()``, which sets anew every
-per-call field its ``__init__`` sets (text, position, line, column, comments, the token list);
+dialect instead (and a parser of each other class a check parses with), because in sqlglot
+30.30.0 every field either holds changes while it works is reset when it starts:
+``Tokenizer.tokenize`` begins with ``reset()``, which sets anew every per-call field its
+``__init__`` sets (text, position, line, column, comments, the token list);
 ``Parser.parse`` begins with ``reset()`` likewise (text, errors, tokens, position, comments,
 chunks, counters), and the one setting a parse changes while it works (``error_level``, in
 ``_try_parse``) is put back in a ``finally``. The rest of either is settings fixed when it is
@@ -98,7 +99,8 @@ class _Spare(threading.local):
 
     def __init__(self) -> None:
         self.tokenizers: dict[int, Tokenizer] = {}
-        self.parsers: dict[int, Parser] = {}
+        #: By the dialect's ``id``; by ``(id, class)`` for a parser of another class.
+        self.parsers: dict[object, Parser] = {}
 
 
 _spare = _Spare()
@@ -176,22 +178,32 @@ def _check_depth(sql: str, tokens: list[Token]) -> None:
             state[depth] = 1  # the field's name, whatever token it is
 
 
-def parse_one_with_tokens(sql: str, dialect: Dialect) -> tuple[exp.Expr, list[Token]]:
+def parse_one_with_tokens(
+    sql: str, dialect: Dialect, parser_class: type[Parser] | None = None
+) -> tuple[exp.Expr, list[Token]]:
     """:func:`parse_one`, and the tokens it parsed (sqlglot's parser never changes a token's
     type or text). A text nested deeper than :data:`MAX_BRACKET_DEPTH` raises
-    ``RecursionError`` before it is parsed."""
+    ``RecursionError`` before it is parsed. ``parser_class``: parse with this class (made for
+    ``dialect``) instead of the dialect's own, as a dialect's ``check_parser`` asks
+    (:attr:`translator.dialects.base.Dialect.check_parser`)."""
     tokens = tokenize(sql, dialect)
     _check_depth(sql, tokens)
-    key = id(dialect)
-    if key in _KEPT:
+    if id(dialect) in _KEPT:
+        # Kept by dialect, and by dialect and class for another class.
+        key: object = id(dialect) if parser_class is None else (id(dialect), parser_class)
         spare = _spare.parsers
         parser = spare.pop(key, None)
         if parser is None:
-            parser = dialect.parser()
+            parser = _new_parser(dialect, parser_class)
         result = parser.parse(tokens, sql)
         spare[key] = parser
     else:
-        result = dialect.parser().parse(tokens, sql)
+        result = _new_parser(dialect, parser_class).parse(tokens, sql)
     if not result or result[0] is None:
         raise ParseError(f"No expression was parsed from '{sql}'")
     return (exp.Block(expressions=result) if len(result) > 1 else result[0]), tokens
+
+
+def _new_parser(dialect: Dialect, parser_class: type[Parser] | None) -> Parser:
+    """``dialect.parser()``, or a ``parser_class`` made as that makes the dialect's own."""
+    return dialect.parser() if parser_class is None else parser_class(dialect=dialect)

@@ -185,6 +185,11 @@ class Dialect:
     title: ClassVar[str]
     #: sqlglot's name for the dialect, used to parse and transpile bodies.
     sqlglot_dialect: ClassVar[str]
+    #: The sqlglot parser class that reads a body written for this engine back, to check it
+    #: (:func:`translator.bodies.transpile_body`); None: the sqlglot dialect's own parser. Set
+    #: only to a parser that accepts exactly what the dialect's own accepts and gives the check
+    #: the same names and tokens, doing less (Spark's: :mod:`.spark.check_parser`).
+    check_parser: ClassVar[type[Any] | None] = None
     #: How the engine's scripts are lexed (quotes, escapes, name folding): what
     #: :func:`translator.script.split_statements` needs to find the statements.
     lexical: ClassVar[Lexical]

@@ -4,7 +4,8 @@
 - :mod:`.parser`: the lark Transformer (with :mod:`.source`'s intermediate values) and
   :mod:`.assemble`, the checks on a whole CREATE FUNCTION and the refusal of non-SQL ones;
 - :mod:`.types`: Spark types <-> Iceberg types;
-- :mod:`.generator`: ``CREATE FUNCTION`` text from a routine spec.
+- :mod:`.generator`: ``CREATE FUNCTION`` text from a routine spec;
+- :mod:`.check_parser`: the sqlglot parser that reads a body written for Spark back.
 
 :class:`SparkDialect` states only where Spark differs from the base
 :class:`~translator.dialects.base.Dialect`.
@@ -16,6 +17,7 @@ from typing import Final
 
 from translator.dialects.base import Dialect, Rendered, RoutineSpec, TypeInference
 from translator.dialects.spark import generator, parser
+from translator.dialects.spark.check_parser import CHECK_PARSER
 from translator.dialects.spark.lexical import (
     NAME,
     NAME_PARTS,
@@ -46,6 +48,7 @@ class SparkDialect(Dialect):
     name = NAME
     title = "Spark"
     sqlglot_dialect = NAME
+    check_parser = CHECK_PARSER
     lexical = SPARK
     table_functions = True
     return_takes_query = True
