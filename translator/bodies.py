@@ -26,6 +26,7 @@ from translator.sqlglot_dialects import (
     parse_one,
     parse_one_with_tokens,
     tokenize,
+    write,
 )
 from translator.sqltrees import (
     breadth_first,
@@ -266,6 +267,7 @@ def transpile_body(
     wanted = {p.lower() for p in parameters}
     try:
         writer = dialect_named(target)
+        body_writer = get_dialect(target).body_writer
         if trino_to_spark:
             # Imported here: the Trino dialect itself uses this module (parse_body).
             from translator.dialects.trino.routines import spark_body
@@ -285,10 +287,10 @@ def transpile_body(
             typed, before = _typed_copy(
                 ast, parameter_types, parameters, in_place=private or ast_private, nodes=nodes
             )
-            sql = typed.sql(dialect=writer, unsupported_level=ErrorLevel.RAISE, copy=False)
+            sql = write(typed, writer, body_writer, unsupported_level=ErrorLevel.RAISE)
         else:
             tree = ast if private or ast_private else copy_tree(ast)
-            sql = tree.sql(dialect=writer, unsupported_level=ErrorLevel.RAISE, copy=False)
+            sql = write(tree, writer, body_writer, unsupported_level=ErrorLevel.RAISE)
     except SqlglotError as e:
         return Transpiled(None, f"sqlglot cannot express it in {target}: {_first_line(str(e))}")
     except _SQLGLOT_FAILURES as e:

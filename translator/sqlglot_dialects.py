@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.dialects.spark import Spark
 from sqlglot.dialects.trino import Trino
 from sqlglot.errors import ParseError
+from sqlglot.generator import Generator
 from sqlglot.parser import Parser
 from sqlglot.tokenizer_core import Token, TokenType
 from sqlglot.tokens import Tokenizer
@@ -55,6 +57,7 @@ __all__ = [
     "parse_one_with_tokens",
     "shared",
     "tokenize",
+    "write",
 ]
 
 #: sqlglot's Spark and Trino dialects.
@@ -202,6 +205,17 @@ def parse_one_with_tokens(
     if not result or result[0] is None:
         raise ParseError(f"No expression was parsed from '{sql}'")
     return (exp.Block(expressions=result) if len(result) > 1 else result[0]), tokens
+
+
+def write(
+    tree: exp.Expr, dialect: Dialect, generator_class: type[Generator] | None = None, **opts: Any
+) -> str:
+    """``tree.sql(dialect=dialect, copy=False, **opts)``: the same text and errors, written with
+    ``generator_class`` (made for ``dialect``) where given, as a dialect's ``body_writer`` asks
+    (:attr:`translator.dialects.base.Dialect.body_writer`)."""
+    if generator_class is None:
+        return dialect.generate(tree, copy=False, **opts)
+    return generator_class(dialect=dialect, **opts).generate(tree, copy=False)
 
 
 def _new_parser(dialect: Dialect, parser_class: type[Parser] | None) -> Parser:

@@ -190,6 +190,10 @@ class Dialect:
     #: only to a parser that accepts exactly what the dialect's own accepts and gives the check
     #: the same names and tokens, doing less (Spark's: :mod:`.spark.check_parser`).
     check_parser: ClassVar[type[Any] | None] = None
+    #: The sqlglot generator class that writes a body in this engine's SQL; None: the sqlglot
+    #: dialect's own generator. Set only to a generator that writes exactly what the dialect's
+    #: own writes (the same text, the same errors), doing less (Spark's: :mod:`.spark.writer`).
+    body_writer: ClassVar[type[Any] | None] = None
     #: How the engine's scripts are lexed (quotes, escapes, name folding): what
     #: :func:`translator.script.split_statements` needs to find the statements.
     lexical: ClassVar[Lexical]

@@ -5,7 +5,8 @@
   :mod:`.assemble`, the checks on a whole CREATE FUNCTION and the refusal of non-SQL ones;
 - :mod:`.types`: Spark types <-> Iceberg types;
 - :mod:`.generator`: ``CREATE FUNCTION`` text from a routine spec;
-- :mod:`.check_parser`: the sqlglot parser that reads a body written for Spark back.
+- :mod:`.check_parser`: the sqlglot parser that reads a body written for Spark back;
+- :mod:`.writer`: the sqlglot generator that writes a body in Spark SQL.
 
 :class:`SparkDialect` states only where Spark differs from the base
 :class:`~translator.dialects.base.Dialect`.
@@ -27,6 +28,7 @@ from translator.dialects.spark.lexical import (
 )
 from translator.dialects.spark.parser import spark_type_to_iceberg
 from translator.dialects.spark.types import iceberg_to_spark_type
+from translator.dialects.spark.writer import WRITER
 from translator.ir import Statement
 from translator.script import StatementText
 
@@ -49,6 +51,7 @@ class SparkDialect(Dialect):
     title = "Spark"
     sqlglot_dialect = NAME
     check_parser = CHECK_PARSER
+    body_writer = WRITER
     lexical = SPARK
     table_functions = True
     return_takes_query = True

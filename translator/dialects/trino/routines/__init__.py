@@ -30,6 +30,7 @@ from lark import Token, Tree
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
+from translator.dialects import get_dialect
 from translator.dialects.trino.routines.analyzer import RoutineProblem, analyze, analyze_routine
 from translator.dialects.trino.routines.expr_types import parse_type
 from translator.dialects.trino.routines.flow import MAX_SPARK_LAMBDAS, too_deep_form
@@ -54,7 +55,7 @@ from translator.errors import (
     position_at,
 )
 from translator.rebuild import Reduced, by_init
-from translator.sqlglot_dialects import SPARK
+from translator.sqlglot_dialects import SPARK, write
 from translator.sqltrees import breadth_first, copy_tree, unlink, unlink_listed
 from translator.types import IcebergType, PrimitiveType
 
@@ -389,7 +390,9 @@ def spark_form(
         if not private:  # sqlglot's own copy, at half its cost
             tree = copy_tree(tree)
             listed = None
-        sql = tree.sql(dialect=SPARK, unsupported_level=ErrorLevel.RAISE, copy=False)
+        sql = write(
+            tree, SPARK, get_dialect("spark").body_writer, unsupported_level=ErrorLevel.RAISE
+        )
         # Written, and no one else's: freed without the collector (by the rewrite's list of
         # its nodes where it has one, not another walk).
         if listed is not None:

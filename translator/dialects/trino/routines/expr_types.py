@@ -22,8 +22,9 @@ from functools import lru_cache
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from translator.dialects import get_dialect
 from translator.dialects.trino.routines.type_text import composite
-from translator.sqlglot_dialects import SPARK, TRINO
+from translator.sqlglot_dialects import SPARK, TRINO, write
 from translator.sqltrees import ByClass, copy_tree
 
 __all__ = [
@@ -147,7 +148,7 @@ def spark_type(t: exp.DataType) -> str:
         if node.this in _TEXT:
             node.set("this", T.TEXT)
             node.set("expressions", [])
-    return copy.sql(dialect=SPARK, copy=False)
+    return write(copy, SPARK, get_dialect("spark").body_writer)
 
 
 def _length(t: exp.DataType) -> int | None:

@@ -15,9 +15,10 @@ from typing import Protocol
 
 from sqlglot import exp
 
+from translator.dialects import get_dialect
 from translator.dialects.trino.routines import syntax as s
 from translator.rebuild import Reduced, by_init
-from translator.sqlglot_dialects import SPARK
+from translator.sqlglot_dialects import SPARK, write
 from translator.sqltrees import copy_tree
 
 #: Iterations a loop without a derivable bound may run in Spark before the call fails.
@@ -122,7 +123,7 @@ def wrap(e: exp.Expr) -> exp.Expr:
 
 
 def size(e: exp.Expr) -> int:
-    return len(copy_tree(e).sql(dialect=SPARK, copy=False))
+    return len(write(copy_tree(e), SPARK, get_dialect("spark").body_writer))
 
 
 PLAIN = re.compile(r"[a-z_][a-z0-9_]*")
