@@ -43,13 +43,15 @@ def test_the_writer_is_there_exactly_where_sqlglot_is_pure_python() -> None:
 
 def test_it_skips_only_the_hive_and_spark_2_steps() -> None:
     """Between sqlglot's Spark generator and its base, only the Hive generator writes a type
-    its own way and only the Spark 2 generator a cast, so writing a node as the base does
-    leaves out exactly their steps."""
+    and a column definition its own way and only the Spark 2 generator a cast, so writing a
+    node as the base does leaves out exactly their steps."""
     assert SparkWriter.__mro__[1:] == SparkGenerator.__mro__
     types = [c for c in SparkGenerator.__mro__ if "datatype_sql" in vars(c)]
     casts = [c for c in SparkGenerator.__mro__ if "cast_sql" in vars(c)]
     assert types == [HiveGenerator, Generator]
     assert casts == [Spark2Generator, Generator]
+    columns = [c for c in SparkGenerator.__mro__ if "columndef_sql" in vars(c)]
+    assert columns == [HiveGenerator, Generator]
 
 
 def _method(module: str, cls: str, name: str) -> ast.FunctionDef:
@@ -72,9 +74,12 @@ def _tests(method: ast.FunctionDef) -> list[str]:
 
 def test_the_steps_it_skips_test_what_the_writer_checks() -> None:
     """The tests the skipped steps make, read from sqlglot's source: each holds only for a node
-    the writer hands to sqlglot's own method (a FLOAT, text, temporal or user-defined type; a
-    cast to JSON, DECIMAL or a user-defined type, or of a literal, a JSON value or extraction,
-    or a cast), and each step ends by writing the node as the base class does."""
+    the writer hands to sqlglot's own method (a FLOAT, temporal or user-defined type, a
+    parameterisable text type, STRING with parameters; a cast to JSON or a user-defined type,
+    to DECIMAL of a literal, to a nested type of a JSON value or extraction or a cast), and each
+    step ends by writing the node as the base class does. A column definition's separator is
+    ": " in a type that ``is_type("struct")``, and the strings those tests ask by parse to the
+    bare types of their names."""
     assert _tests(_method("hive.py", "HiveGenerator", "datatype_sql")) == [
         "expression.this in self.PARAMETERIZABLE_TEXT_TYPES and (not expression.expressions or "
         "expression.expressions[0].name == 'MAX')",
@@ -95,6 +100,14 @@ def test_the_steps_it_skips_test_what_the_writer_checks() -> None:
     assert "is_json_extract = isinstance(arg, (exp.JSONExtract, exp.JSONExtractScalar))" in (
         ast.unparse(cast)
     )
+    column = _method("hive.py", "HiveGenerator", "columndef_sql")
+    assert ast.unparse(column.body[-1]) == (
+        "return super().columndef_sql(expression, sep=': ' if isinstance(expression.parent, "
+        "exp.DataType) and expression.parent.is_type('struct') else sep)"
+    )
+    for name in ("float", "json", "struct"):  # sqlglot compares such a type with a node by kind
+        built = exp.DataType.build(name, udt=True)
+        assert built.this is exp.DType[name.upper()] and not built.expressions
 
 
 def _outcome(tree: exp.Expr, how: Callable[[exp.Expr], str]) -> tuple[str, str]:
@@ -134,6 +147,9 @@ def _types() -> Iterator[exp.DataType]:
     yield exp.DataType(this=exp.DType.USERDEFINED, kind="my_type")
     yield exp.DataType.build("ARRAY<STRUCT<a: FLOAT, b: VARCHAR(3), c: TIMESTAMP>>", dialect=SPARK)
     yield exp.DataType.build("MAP<STRING, ARRAY<DECIMAL(10, 2)>>", dialect=SPARK)
+    for kind in (exp.DType.STRUCT, exp.DType.OBJECT, exp.DType.NESTED, exp.DType.USERDEFINED):
+        field = exp.ColumnDef(this=exp.to_identifier("a"), kind=exp.DataType.build("INT"))
+        yield exp.DataType(this=kind, expressions=[field], nested=True)
 
 
 def _arguments() -> Iterator[exp.Expr]:
@@ -153,6 +169,13 @@ def test_every_type_and_cast_is_written_as_sqlglots_spark_generator_writes_it() 
     assert len(types) > 6 * 100
     for t in types:
         _same(t, WRITER)
+        _same(
+            exp.Schema(
+                this=exp.to_table("t"),
+                expressions=[exp.ColumnDef(this=exp.to_identifier("c"), kind=copy_tree(t))],
+            ),
+            WRITER,
+        )
         for arg in _arguments():
             for cls in (exp.Cast, exp.TryCast):
                 nested = copy_tree(t)
