@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
+from sqlglot.parser import Parser
 from sqlglot.tokenizer_core import Token, TokenType
 
 from translator.dialects import get_dialect
@@ -52,8 +53,12 @@ __all__ = [
 ]
 
 
-def parse_body(text: str, kind: str, sqlglot_dialect: str) -> tuple[Any, str | None]:
-    """``(ast, None)`` when sqlglot parses ``text``, else ``(None, reason)``.
+def parse_body(
+    text: str, kind: str, sqlglot_dialect: str, parser_class: type[Parser] | None = None
+) -> tuple[Any, str | None]:
+    """``(ast, None)`` when sqlglot parses ``text``, else ``(None, reason)``. ``parser_class``:
+    a parser that reads exactly as the dialect's own does, to read with instead (Spark's:
+    :mod:`translator.dialects.spark.read_parser`).
 
     Compound ``BEGIN ... END`` bodies are not sqlglot's business (it has no routine-statement
     parser); they are flagged as such.
@@ -61,7 +66,7 @@ def parse_body(text: str, kind: str, sqlglot_dialect: str) -> tuple[Any, str | N
     if kind == "compound":
         return None, "compound BEGIN ... END bodies are not parsed by sqlglot"
     try:
-        ast = parse_one(text, dialect_named(sqlglot_dialect))
+        ast = parse_one(text, dialect_named(sqlglot_dialect), parser_class)
     except SqlglotError as e:
         return None, f"sqlglot could not parse the body: {_first_line(str(e))}"
     except _SQLGLOT_FAILURES as e:

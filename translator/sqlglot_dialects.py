@@ -123,9 +123,10 @@ def tokenize(sql: str, dialect: Dialect) -> list[Token]:
     return tokens
 
 
-def parse_one(sql: str, dialect: Dialect) -> exp.Expr:
-    """``sqlglot.parse_one(sql, read=dialect)`` (the same tree, the same errors)."""
-    return parse_one_with_tokens(sql, dialect)[0]
+def parse_one(sql: str, dialect: Dialect, parser_class: type[Parser] | None = None) -> exp.Expr:
+    """``sqlglot.parse_one(sql, read=dialect)`` (the same tree, the same errors); with
+    ``parser_class`` as :func:`parse_one_with_tokens` takes it."""
+    return parse_one_with_tokens(sql, dialect, parser_class)[0]
 
 
 #: The deepest nesting of brackets handed to sqlglot's parser, and the longest chain of

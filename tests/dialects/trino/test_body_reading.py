@@ -98,9 +98,9 @@ def test_emit_reads_a_stored_trino_body_once(monkeypatch: pytest.MonkeyPatch) ->
     for module in (shared, bodies):
         parse_one = module.parse_one
 
-        def counted(text: str, dialect: Any, parse_one: Any = parse_one) -> Any:
+        def counted(text: str, dialect: Any, *rest: Any, parse_one: Any = parse_one) -> Any:
             read.append(text)
-            return parse_one(text, dialect)
+            return parse_one(text, dialect, *rest)
 
         monkeypatch.setattr(module, "parse_one", counted)
     ddl = emit_ddl(meta.functions["f"], "trino", ("f",)).text

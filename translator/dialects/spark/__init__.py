@@ -6,6 +6,7 @@
 - :mod:`.types`: Spark types <-> Iceberg types;
 - :mod:`.generator`: ``CREATE FUNCTION`` text from a routine spec;
 - :mod:`.check_parser`: the sqlglot parser that reads a body written for Spark back;
+- :mod:`.read_parser`: the sqlglot parser that reads a Spark body;
 - :mod:`.writer`: the sqlglot generator that writes a body in Spark SQL.
 
 :class:`SparkDialect` states only where Spark differs from the base

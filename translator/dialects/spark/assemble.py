@@ -18,6 +18,7 @@ from translator.bodies import parse_body
 from translator.dialects.base import by_offset
 from translator.dialects.grammar import error_at
 from translator.dialects.spark.lexical import NAME, ONLY_SQL, Name
+from translator.dialects.spark.read_parser import READ_PARSER
 from translator.dialects.spark.source import Clause, Source
 from translator.errors import Position, SqlSyntaxError, UnsupportedError
 from translator.ir import Body, CreateFunction, Parameter
@@ -342,7 +343,7 @@ class CreateAssembler:
 
     def body(self, kind: str, at: Position) -> Body:
         body_kind = _body_kind(self.body_text, kind == "udtf", self.dialect.query_words)
-        ast, error = parse_body(self.body_text, body_kind, NAME)
+        ast, error = parse_body(self.body_text, body_kind, NAME, READ_PARSER)
         return Body(self.body_text, body_kind, at, ast, error)
 
 
