@@ -33,7 +33,7 @@ from translator.dialects import get_dialect
 from translator.errors import Diagnostic
 from translator.ir import Body, CreateFunction, DropFunction, Parameter, SkippedStatement, Statement
 from translator.names import format_name
-from translator.sqlglot_dialects import dialect_named, parse_one
+from translator.sqlglot_dialects import dialect_named, parse_one, write
 from translator.sqltrees import breadth_first, copy_tree
 from translator.types import TypeParseError, definition_id
 
@@ -84,7 +84,7 @@ def expand_defaults(
             default = parse_one(left_out.default or "", reader)
             ast = _substitute(ast, stmt, left_out, default)
             # sqlglot's generator may change what it writes: it writes a copy (copy_tree's)
-            text = copy_tree(ast).sql(dialect=reader, copy=False)
+            text = write(copy_tree(ast), reader, get_dialect(stmt.dialect).body_writer)
         except _FAILURES as e:
             return [stmt], [
                 Diagnostic(
