@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -57,6 +57,7 @@ __all__ = [
     "parse_one_with_tokens",
     "shared",
     "tokenize",
+    "usable",
     "write",
 ]
 
@@ -217,6 +218,21 @@ def write(
     if generator_class is None:
         return dialect.generate(tree, copy=False, **opts)
     return generator_class(dialect=dialect, **opts).generate(tree, copy=False)
+
+
+_C = TypeVar("_C", bound=type)
+
+
+def usable(cls: _C) -> _C | None:
+    """``cls``, a subclass of one of sqlglot's parser or generator classes, or None where no
+    instance of it can be made: with sqlglotc those classes are compiled, and mypyc makes no
+    instance of an interpreted class derived from a compiled one ("interpreted classes cannot
+    inherit from compiled"). Our subclasses of them then give way to sqlglot's own classes."""
+    try:
+        cls()
+    except TypeError:
+        return None
+    return cls
 
 
 def _new_parser(dialect: Dialect, parser_class: type[Parser] | None) -> Parser:

@@ -35,6 +35,8 @@ from typing import Any, Final
 from sqlglot.parser import Parser
 from sqlglot.parsers.spark import SparkParser
 
+from translator.sqlglot_dialects import usable
+
 __all__ = ["CHECK_PARSER", "SparkCheckParser"]
 
 
@@ -58,15 +60,5 @@ class SparkCheckParser(SparkParser):
         )
 
 
-def _check_parser() -> type[Parser] | None:
-    """:class:`SparkCheckParser`, or None where sqlglot's parser classes are compiled: the
-    class is made, but making an instance raises (see the module doc)."""
-    try:
-        SparkCheckParser()
-    except TypeError:  # "interpreted classes cannot inherit from compiled" (sqlglotc)
-        return None
-    return SparkCheckParser
-
-
 #: The parser class the check reads Spark texts with; None: sqlglot's own Spark parser.
-CHECK_PARSER: Final[type[Parser] | None] = _check_parser()
+CHECK_PARSER: Final[type[Parser] | None] = usable(SparkCheckParser)

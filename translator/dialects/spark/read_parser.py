@@ -30,6 +30,8 @@ from sqlglot import exp
 from sqlglot.parser import Parser
 from sqlglot.parsers.spark import SparkParser
 
+from translator.sqlglot_dialects import usable
+
 __all__ = ["READ_PARSER", "SparkReadParser"]
 
 #: The kinds the Hive parser's rewrite makes STRING.
@@ -67,15 +69,5 @@ class SparkReadParser(SparkParser):
         return this
 
 
-def _read_parser() -> type[Parser] | None:
-    """:class:`SparkReadParser`, or None where sqlglot's parser classes are compiled: the class
-    is made, but making an instance raises (see the module doc)."""
-    try:
-        SparkReadParser()
-    except TypeError:  # "interpreted classes cannot inherit from compiled" (sqlglotc)
-        return None
-    return SparkReadParser
-
-
 #: The parser class Spark bodies are read with; None: sqlglot's own Spark parser.
-READ_PARSER: Final[type[Parser] | None] = _read_parser()
+READ_PARSER: Final[type[Parser] | None] = usable(SparkReadParser)

@@ -43,6 +43,8 @@ from sqlglot.generator import Generator
 from sqlglot.generators.hive import HiveGenerator
 from sqlglot.generators.spark import SparkGenerator
 
+from translator.sqlglot_dialects import usable
+
 __all__ = ["WRITER", "SparkWriter"]
 
 _D = exp.DType
@@ -95,15 +97,5 @@ class SparkWriter(SparkGenerator):
         return super(HiveGenerator, self).columndef_sql(expression, sep=sep)
 
 
-def _writer() -> type[Generator] | None:
-    """:class:`SparkWriter`, or None where sqlglot's generator classes are compiled: the class
-    is made, but making an instance raises (see the module doc)."""
-    try:
-        SparkWriter()
-    except TypeError:  # "interpreted classes cannot inherit from compiled" (sqlglotc)
-        return None
-    return SparkWriter
-
-
 #: The generator class bodies are written for Spark with; None: sqlglot's own Spark generator.
-WRITER: Final[type[Generator] | None] = _writer()
+WRITER: Final[type[Generator] | None] = usable(SparkWriter)
