@@ -7,7 +7,6 @@ out."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +17,10 @@ from sqlglot.parser import Parser
 from sqlglot.parsers.hive import HiveParser
 from sqlglot.parsers.spark import SparkParser
 
-from benchmarks.corpus import generate
 from translator import sqlglot_dialects
-from translator.api import compile_script
 from translator.bodies import transpile_body
 from translator.dialects import get_dialect
 from translator.dialects.spark.check_parser import CHECK_PARSER, SparkCheckParser
-from translator.metadata.model import SqlRepresentation
 from translator.sqlglot_dialects import SPARK, parse_one_with_tokens
 from translator.sqltrees import scoped_columns
 from translator.types import DecimalType
@@ -91,19 +87,6 @@ _CRAFTED = [
 ]
 
 
-def _spark_forms() -> Iterator[str]:
-    """The Spark representation of every Trino function of the corpus's first 2,000
-    statements (compound bodies among them), and of its Spark functions."""
-    for script in generate(2000):
-        result = compile_script(script.text, script.dialect)
-        for meta in result.functions.values():
-            for definition in meta.definitions if meta is not None else []:
-                for version in definition.versions:
-                    for rep in version.representations:
-                        if isinstance(rep, SqlRepresentation) and rep.dialect == "spark":
-                            yield rep.sql
-
-
 def _read(text: str, parser: type[Parser] | None) -> tuple[Any, ...]:
     """What the check reads of a parse: the outcome, the names and the tokens."""
     try:
@@ -116,8 +99,8 @@ def _read(text: str, parser: type[Parser] | None) -> tuple[Any, ...]:
 
 
 @needs_pure
-def test_the_check_reads_what_sqlglots_spark_parser_gives_it() -> None:
-    forms = list(_spark_forms())
+def test_the_check_reads_what_sqlglots_spark_parser_gives_it(corpus_spark_forms: list[str]) -> None:
+    forms = corpus_spark_forms
     assert len(forms) > 500 and any("ELEMENT_AT(TRANSFORM(" in f for f in forms)
     texts = forms + _CRAFTED
     for text in texts:

@@ -19,11 +19,9 @@ from sqlglot.generators.spark import SparkGenerator
 from sqlglot.generators.spark2 import Spark2Generator
 
 from benchmarks.corpus import generate
-from translator.api import compile_script
 from translator.bodies import transpile_body
 from translator.dialects import get_dialect
 from translator.dialects.spark.writer import WRITER, SparkWriter
-from translator.metadata.model import SqlRepresentation
 from translator.sqlglot_dialects import SPARK, write
 from translator.sqltrees import copy_tree
 from translator.types import DecimalType
@@ -184,30 +182,26 @@ def test_every_type_and_cast_is_written_as_sqlglots_spark_generator_writes_it() 
                 _same(cls(this=copy_tree(arg), to=nested), WRITER)
 
 
-def _bodies(statements: int) -> Iterator[exp.Expr]:
+def _bodies(statements: int, forms: list[str]) -> Iterator[exp.Expr]:
     """Every body of the corpus's first ``statements`` as sqlglot reads it in its dialect, and
-    every Spark form compile stores (compound bodies among them) read back."""
+    every Spark form compile stores for the corpus (compound bodies among them) read back."""
     from benchmarks.throughput import _bodies as corpus_bodies
 
-    scripts = generate(statements)
-    for text, source, _ in corpus_bodies(scripts):
+    for text, source, _ in corpus_bodies(generate(statements)):
         try:
             yield sqlglot.parse_one(text, read=source)
         except SqlglotError:
             continue
-    for script in scripts:
-        for meta in compile_script(script.text, script.dialect).functions.values():
-            for definition in meta.definitions if meta is not None else []:
-                for version in definition.versions:
-                    for rep in version.representations:
-                        if isinstance(rep, SqlRepresentation) and rep.dialect == "spark":
-                            yield sqlglot.parse_one(rep.sql, read="spark")
+    for form in forms:
+        yield sqlglot.parse_one(form, read="spark")
 
 
 @needs_pure
-def test_the_corpus_bodies_are_written_as_sqlglots_spark_generator_writes_them() -> None:
+def test_the_corpus_bodies_are_written_as_sqlglots_spark_generator_writes_them(
+    corpus_spark_forms: list[str],
+) -> None:
     assert WRITER is not None
-    trees = list(_bodies(1000))
+    trees = list(_bodies(1000, corpus_spark_forms))
     assert len(trees) > 1000
     assert any(isinstance(t, exp.Anonymous) or t.find(exp.Lambda) for t in trees)
     for tree in trees:
