@@ -4,6 +4,8 @@ with the answers each gives the body's text alone."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -106,3 +108,34 @@ def test_emit_reads_a_stored_trino_body_once(monkeypatch: pytest.MonkeyPatch) ->
     ddl = emit_ddl(meta.functions["f"], "trino", ("f",)).text
     assert read == [body]
     assert f"RETURN ({body})" in ddl and "NOT DETERMINISTIC" in ddl
+
+
+@pytest.mark.parametrize("compound", [False, True])
+def test_a_body_sqlglot_cannot_tokenize_is_refused_with_its_reason(compound: bool) -> None:
+    """A stored body read from a metadata file may not tokenize (``x'...'`` is a binary
+    literal, and these are no hex digits): nothing then tells which functions it calls, so
+    emit refuses it with a BodyError instead of failing inside sqlglot."""
+    from translator.dialects.trino.bodies import body_is_deterministic
+    from translator.errors import BodyError
+
+    with pytest.raises(BodyError, match="cannot be tokenized"):
+        body_is_deterministic("x' DROP TABLE victim*/'x", compound)
+
+
+def test_emit_refuses_a_stored_trino_body_that_does_not_tokenize(tmp_path: Path) -> None:
+    """The command exits with the body's error (found by the hostile-metadata property test)."""
+    from tests.hardening_cli import run_cli
+
+    base = tmp_path / "base.sql"
+    base.write_text("CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 1;", encoding="utf-8")
+    meta = tmp_path / "f.json"
+    assert run_cli("compile", "--dialect", "spark", "-o", str(meta), str(base))[0] == 0
+    doc = json.loads(meta.read_text(encoding="utf-8"))
+    body = "x' DROP TABLE victim\u200b*/'x"
+    doc["definitions"][0]["versions"][0]["representations"] = [
+        {"type": "sql", "dialect": "trino", "sql": body}
+    ]
+    meta.write_text(json.dumps(doc), encoding="utf-8")
+    code, out, err = run_cli("emit", "--dialect", "trino", "--name", "f", str(meta))
+    assert code == 1 and out == ""
+    assert err.startswith("error: the Trino body cannot be tokenized") and "internal" not in err

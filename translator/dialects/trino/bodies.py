@@ -27,6 +27,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
+from translator.errors import BodyError
 from translator.query_free import QueryFree, query_free
 from translator.sqlglot_dialects import SPARK, TRINO, parse_one, tokenize
 from translator.sqltrees import ByClass, breadth_first
@@ -235,15 +236,29 @@ def body_is_deterministic(body: str | BodyReading, compound: bool) -> bool:
     function (it rejects a routine whose DETERMINISTIC characteristic says otherwise)."""
     reading = _reading(body)
     if compound:
-        tokens = reading.tokens()
+        tokens = _tokens_to_judge(reading)
         return not any(
             t.text.lower() in NONDETERMINISTIC and i + 1 < len(tokens) and tokens[i + 1].text == "("
             for i, t in enumerate(tokens)
         )
     ast = reading.tree()
     if ast is None:
-        return not any(t.text.lower() in NONDETERMINISTIC for t in reading.tokens())
+        return not any(t.text.lower() in NONDETERMINISTIC for t in _tokens_to_judge(reading))
     return not calls_nondeterministic(ast)
+
+
+def _tokens_to_judge(reading: BodyReading) -> list[Token]:
+    """The body's tokens, or a :class:`BodyError` where sqlglot cannot tokenize it (a stored
+    body read from a metadata file may be anything): then nothing tells which functions it
+    calls, so neither DETERMINISTIC nor NOT DETERMINISTIC can be written for it."""
+    try:
+        return reading.tokens()
+    except (SqlglotError, *_SQLGLOT_FAILURES) as e:
+        detail = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise BodyError(
+            f"the Trino body cannot be tokenized ({detail}), so whether Trino finds it "
+            "deterministic cannot be told"
+        ) from None
 
 
 _SQLGLOT_FAILURES = (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError)
