@@ -46,6 +46,7 @@ __all__ = [
     "builtin_functions",
     "called_functions",
     "copy_tree",
+    "first_line",
     "parameter_references",
     "parse_body",
     "sqlglot_type",
@@ -68,7 +69,7 @@ def parse_body(
     try:
         ast = parse_one(text, dialect_named(sqlglot_dialect), parser_class)
     except SqlglotError as e:
-        return None, f"sqlglot could not parse the body: {_first_line(str(e))}"
+        return None, f"sqlglot could not parse the body: {first_line(str(e))}"
     except _SQLGLOT_FAILURES as e:
         # sqlglot is a third-party parser: any failure inside it flags the body, never crashes us.
         return None, f"sqlglot failed on the body: {type(e).__name__}"
@@ -84,7 +85,7 @@ def parse_body(
 _SQLGLOT_FAILURES = (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError)
 
 
-def _first_line(message: str) -> str:
+def first_line(message: str) -> str:
     """sqlglot's message, first line. Which of several missing arguments sqlglot names depends
     on set order, which changes from run to run (hash seeds): the name is left out, so the
     same body always gets the same message."""
@@ -297,7 +298,7 @@ def transpile_body(
             tree = ast if private or ast_private else copy_tree(ast)
             sql = write(tree, writer, body_writer, unsupported_level=ErrorLevel.RAISE)
     except SqlglotError as e:
-        return Transpiled(None, f"sqlglot cannot express it in {target}: {_first_line(str(e))}")
+        return Transpiled(None, f"sqlglot cannot express it in {target}: {first_line(str(e))}")
     except _SQLGLOT_FAILURES as e:
         return Transpiled(None, f"sqlglot failed to write it in {target}: {type(e).__name__}")
     if nodes is not None and private:
@@ -308,7 +309,7 @@ def transpile_body(
         back, tokens = parse_one_with_tokens(sql, writer, get_dialect(target).check_parser)
     except SqlglotError as e:
         return Transpiled(
-            None, f"the {target} text does not parse in {target}: {_first_line(str(e))}"
+            None, f"the {target} text does not parse in {target}: {first_line(str(e))}"
         )
     except _SQLGLOT_FAILURES as e:
         return Transpiled(None, f"sqlglot failed on the {target} text: {type(e).__name__}")

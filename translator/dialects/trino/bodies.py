@@ -27,6 +27,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
+from translator.bodies import first_line
 from translator.errors import BodyError
 from translator.query_free import QueryFree, query_free
 from translator.sqlglot_dialects import SPARK, TRINO, parse_one, tokenize
@@ -254,7 +255,7 @@ def _tokens_to_judge(reading: BodyReading) -> list[Token]:
     try:
         return reading.tokens()
     except (SqlglotError, *_SQLGLOT_FAILURES) as e:
-        detail = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        detail = first_line(str(e)) if str(e).strip() else type(e).__name__
         raise BodyError(
             f"the Trino body cannot be tokenized ({detail}), so whether Trino finds it "
             "deterministic cannot be told"
