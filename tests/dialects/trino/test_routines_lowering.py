@@ -234,3 +234,39 @@ def test_declarations_do_not_copy_the_scope_each(monkeypatch: pytest.MonkeyPatch
         form = spark_form(parse_routine(ddl))
         assert form.sql is not None, form.reason
         assert sum(copies) < 10 * n, default  # a frame a name: ~n * n / 2 copied
+
+
+def test_a_body_sqlglot_cannot_write_in_spark_is_refused_with_its_first_line() -> None:
+    """sqlglot's Spark generator refuses TRY (the error raised, not a body written without it):
+    the body has no Spark form, and the reason is sqlglot's message."""
+    form = spark_form(parse_routine(_fn("t", "x integer", "integer", "RETURN try(x / 0);")))
+    assert form.sql is None
+    assert form.reason == "sqlglot cannot write it in Spark: Unsupported TRY function"
+
+
+@pytest.mark.parametrize(
+    ("message", "shown"),
+    [
+        ("", "no detail"),  # "".splitlines() is empty: this was an IndexError
+        ("first\nsecond", "first"),
+        ("Required keyword: 'this' missing for Cast", "Required keyword missing for Cast"),
+    ],
+)
+def test_sqlglot_s_message_is_read_as_the_project_reads_it(
+    monkeypatch: pytest.MonkeyPatch, message: str, shown: str
+) -> None:
+    """The refusal's detail is ``bodies.first_line`` of sqlglot's message: never a crash on an
+    empty one, and without the argument name that changes with the hash seed."""
+    from sqlglot.errors import UnsupportedError
+
+    import translator.dialects.trino.routines as routines
+
+    if str(routines.__file__).endswith(".so"):
+        pytest.skip("the routines module is compiled (the native build): its calls are direct")
+
+    def refuse(*args: Any, **kwargs: Any) -> str:
+        raise UnsupportedError(message)
+
+    monkeypatch.setattr(routines, "write", refuse)
+    form = spark_form(parse_routine(_fn("t", "x integer", "integer", "RETURN x + 1;")))
+    assert (form.sql, form.reason) == (None, f"sqlglot cannot write it in Spark: {shown}")

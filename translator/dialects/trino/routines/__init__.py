@@ -30,6 +30,7 @@ from lark import Token, Tree
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
+from translator.bodies import first_line
 from translator.dialects import get_dialect
 from translator.dialects.trino.routines.analyzer import RoutineProblem, analyze, analyze_routine
 from translator.dialects.trino.routines.expr_types import parse_type
@@ -405,7 +406,7 @@ def spark_form(
     except RecursionError:
         return SparkForm(None, _too_deep(routine, tree))
     except SqlglotError as e:
-        return SparkForm(None, f"sqlglot cannot write it in Spark: {str(e).splitlines()[0]}")
+        return SparkForm(None, f"sqlglot cannot write it in Spark: {first_line(str(e))}")
 
 
 def _too_deep(routine: Routine, tree: exp.Expr | None) -> str:
