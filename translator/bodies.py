@@ -6,7 +6,6 @@ and flagged, so compile can still store it for its own dialect.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -24,6 +23,7 @@ from translator.rebuild import Reduced, by_init
 from translator.sqlglot_dialects import (
     GENERIC,
     dialect_named,
+    first_line,
     parse_one,
     parse_one_with_tokens,
     tokenize,
@@ -46,7 +46,6 @@ __all__ = [
     "builtin_functions",
     "called_functions",
     "copy_tree",
-    "first_line",
     "parameter_references",
     "parse_body",
     "sqlglot_type",
@@ -83,17 +82,6 @@ def parse_body(
 
 #: What sqlglot may raise besides its own errors (RecursionError: a deeply nested body).
 _SQLGLOT_FAILURES = (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError)
-
-
-def first_line(message: str) -> str:
-    """sqlglot's message, first line. Which of several missing arguments sqlglot names depends
-    on set order, which changes from run to run (hash seeds): the name is left out, so the
-    same body always gets the same message."""
-    first = message.strip().splitlines()[0] if message.strip() else "no detail"
-    return _MISSING_ARGUMENT.sub("Required keyword missing", first)
-
-
-_MISSING_ARGUMENT = re.compile(r"Required keyword: '\w+' missing")
 
 
 # --------------------------------------------------------------------------------------------

@@ -255,8 +255,8 @@ def test_a_body_sqlglot_cannot_write_in_spark_is_refused_with_its_first_line() -
 def test_sqlglot_s_message_is_read_as_the_project_reads_it(
     monkeypatch: pytest.MonkeyPatch, message: str, shown: str
 ) -> None:
-    """The refusal's detail is ``bodies.first_line`` of sqlglot's message: never a crash on an
-    empty one, and without the argument name that changes with the hash seed."""
+    """The refusal's detail is ``sqlglot_dialects.first_line`` of sqlglot's message: never a
+    crash on an empty one, and without the argument name that changes with the hash seed."""
     from sqlglot.errors import UnsupportedError
 
     import translator.dialects.trino.routines as routines

@@ -27,10 +27,9 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokenizer_core import Token, TokenType
 
-from translator.bodies import first_line
 from translator.errors import BodyError
 from translator.query_free import QueryFree, query_free
-from translator.sqlglot_dialects import SPARK, TRINO, parse_one, tokenize
+from translator.sqlglot_dialects import SPARK, TRINO, first_line, parse_one, tokenize
 from translator.sqltrees import ByClass, breadth_first
 
 __all__ = [

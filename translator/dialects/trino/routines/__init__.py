@@ -30,7 +30,6 @@ from lark import Token, Tree
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
-from translator.bodies import first_line
 from translator.dialects import get_dialect
 from translator.dialects.trino.routines.analyzer import RoutineProblem, analyze, analyze_routine
 from translator.dialects.trino.routines.expr_types import parse_type
@@ -56,7 +55,7 @@ from translator.errors import (
     position_at,
 )
 from translator.rebuild import Reduced, by_init
-from translator.sqlglot_dialects import SPARK, write
+from translator.sqlglot_dialects import SPARK, first_line, write
 from translator.sqltrees import breadth_first, copy_tree, unlink, unlink_listed
 from translator.types import IcebergType, PrimitiveType
 
