@@ -52,19 +52,42 @@ def test_owned_trees_transpile_as_copies_do() -> None:
     assert used > 100
 
 
-def test_a_run_scope_owns_no_tree() -> None:
-    """Inside a run scope a statement is handed out again: compiling it changes no tree, and
-    a second compile of the cached statements gives the first one's result."""
+def test_a_compile_in_a_run_scope_takes_its_statements_out_of_it() -> None:
+    """Inside a run scope (a migration, an apply) a compile uses up the trees of the statements
+    the scope kept, after taking them out of it: a later read of the same text parses it
+    again (fresh trees, as the first parse made them), and a second compile gives the first
+    one's result."""
     script = next(s for s in generate(60, 3) if s.dialect == "spark" and "CREATE" in s.text)
     with statement_cache.run_scope():
         cached = [s for s in parse_script(script.text, "spark").statements if _transpiled(s)]
         assert cached
         shapes = [_shape(s.body.ast) for s in cached]
+        assert parse_script(script.text, "spark").statements[0] is cached[0]  # kept
         first = compile_script(script.text, "spark", context=_CTX)
-        assert [_shape(s.body.ast) for s in cached] == shapes
+        used = sum(_shape(s.body.ast) != b for s, b in zip(cached, shapes, strict=True))
+        assert used > 0  # the compile owned the scope's trees
+        reread = [s for s in parse_script(script.text, "spark").statements if _transpiled(s)]
+        assert all(r is not c for r, c in zip(reread, cached, strict=True))
+        assert [_shape(s.body.ast) for s in reread] == shapes
         again = compile_script(script.text, "spark", context=_CTX)
     assert first.functions == again.functions
     assert first.warnings == again.warnings
+
+
+def test_a_statement_released_is_parsed_again_and_the_others_stay_kept() -> None:
+    text = (
+        "CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 1;\n"
+        "CREATE FUNCTION g() RETURNS INT RETURN 2"
+    )
+    with statement_cache.run_scope():
+        f, g = parse_script(text, "spark").statements
+        statement_cache.release([f, object()])  # an object never kept: nothing to take out
+        f2, g2 = parse_script(text, "spark").statements
+        assert f2 is not f and f2 == f
+        assert g2 is g
+        statement_cache.release([f])  # no longer the one kept: f2 stays
+        assert parse_script(text, "spark").statements[0] is f2
+    statement_cache.release([f2])  # outside a scope: nothing to do
 
 
 def test_statements_of_a_caller_are_not_owned() -> None:

@@ -34,7 +34,7 @@ from translator.metadata.model import trusted
 from translator.names import format_name
 from translator.rebuild import Reduced, by_init
 from translator.sqltrees import unlink, unlinked
-from translator.statement_cache import keeps_parses
+from translator.statement_cache import release
 from translator.types import definition_id, type_to_json
 
 __all__ = [
@@ -161,9 +161,11 @@ def owned_trees(statements: Iterable[object]) -> _OwnedTrees:
     whole-tree copy a body fewer, about 5% of a compile's instructions).
 
     For a caller that holds ``statements`` for the span only and reads no tree after it:
-    :func:`translator.api.compile_script`, whose statements were parsed for that call. Not
-    where a :func:`translator.statement_cache.run_scope` keeps parses: a statement there may
-    be handed out again, tree and all, so nothing is owned.
+    :func:`translator.api.compile_script`, whose statements were parsed for that call. Where
+    a :func:`translator.statement_cache.run_scope` keeps parses (a migration, an apply: the
+    plan and the lock's names read the same statements before), they are taken out of it first
+    (:func:`translator.statement_cache.release`), so a later read parses the statement again
+    instead of getting a tree used up.
 
     When the span ends, the trees are unlinked (:func:`translator.sqltrees.unlink`): no one
     reads them again, and reference counts then free them with their statements instead of
@@ -183,9 +185,9 @@ class _OwnedTrees:
         self._token: Token[frozenset[int]] | None = None
 
     def __enter__(self) -> None:
-        if keeps_parses():
-            return
-        bodies = [s.body for s in self._statements if isinstance(s, CreateFunction)]
+        statements = list(self._statements)
+        release(statements)
+        bodies = [s.body for s in statements if isinstance(s, CreateFunction)]
         self._bodies = bodies
         self._token = _owned.set(frozenset(map(id, bodies)))
 

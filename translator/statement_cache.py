@@ -7,21 +7,23 @@ migration's parsing was repeated work.
 
 The IR a front end returns is a pure function of the statement's text, its place (file, line,
 column, offset: every position in the result derives from it) and the dialect, and nothing
-changes it afterwards (frozen dataclasses; the transpiler works on a copy of a body's sqlglot
-tree). So inside :func:`run_scope` parses are kept, keyed by exactly those, and a later read
-returns the same objects. The split of a script into statements is kept too (the warehouse's
-lock names and the compile split the same text): a split is a pure function of the text, the
-dialect's lexical rules and the file name, and its statements are never changed. Outside a
-scope nothing is kept (a library call compiles what it is given, and holds no memory
-afterwards). A statement that fails is not kept: errors are mutable
-(callers fill in a missing position) and rare, so it is parsed again.
+changes it afterwards (frozen dataclasses) but the one compile that uses up a body's sqlglot
+tree (:func:`translator.compile.owned_trees`), which first takes its statements out of the
+scope (:func:`release`). So inside :func:`run_scope` parses are kept, keyed by exactly those,
+and a later read returns the same objects until a compile has used them; a read after that
+parses the statement again (a retry of a commit that lost a race). The split of a script
+into statements is kept too (the warehouse's lock names and the compile split the same text):
+a split is a pure function of the text, the dialect's lexical rules and the file name, and its
+statements are never changed. Outside a scope nothing is kept (a library call compiles what
+it is given, and holds no memory afterwards). A statement that fails is not kept: errors are
+mutable (callers fill in a missing position) and rare, so it is parsed again.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 
 from translator.dialects import Dialect
@@ -33,8 +35,8 @@ from translator.script import split_statements as _split
 
 __all__ = [
     "MAX_ENTRIES",
-    "keeps_parses",
     "parse_statement",
+    "release",
     "remember_split",
     "run_scope",
     "split_statements",
@@ -48,18 +50,26 @@ MAX_ENTRIES = 1024
 MAX_SPLITS = 4
 
 _Key = tuple[str, str, Position]
-_scope: ContextVar[OrderedDict[_Key, Statement] | None] = ContextVar(
-    "statement_cache", default=None
-)
+
+
+class _Parses:
+    """A scope's parses: by key, least recently used first, and each kept statement's key (by
+    the statement's ``id``: it is alive while it is kept) for :func:`release`."""
+
+    __slots__ = ("by_key", "key_of")
+
+    def __init__(self) -> None:
+        self.by_key: OrderedDict[_Key, Statement] = OrderedDict()
+        self.key_of: dict[int, _Key] = {}
+
+    def drop(self, key: _Key) -> None:
+        self.key_of.pop(id(self.by_key.pop(key)), None)
+
+
+_scope: ContextVar[_Parses | None] = ContextVar("statement_cache", default=None)
 _splits: ContextVar[OrderedDict[tuple[str, Lexical, str | None], list[StatementText]] | None] = (
     ContextVar("split_cache", default=None)
 )
-
-
-def keeps_parses() -> bool:
-    """Whether a :func:`run_scope` is open here, so that a statement parsed now may be handed
-    out again (with its body's sqlglot tree) to a later parse of the same text."""
-    return _scope.get() is not None
 
 
 @contextlib.contextmanager
@@ -68,7 +78,7 @@ def run_scope() -> Iterator[None]:
     if _scope.get() is not None:
         yield
         return
-    token = _scope.set(OrderedDict())
+    token = _scope.set(_Parses())
     split_token = _splits.set(OrderedDict())
     try:
         yield
@@ -117,9 +127,10 @@ def parse_statement(
 ) -> Statement:
     """``dialect.parse_statement(piece, infer)``, reusing an earlier parse of the same statement
     in the current :func:`run_scope` (not with ``infer``: a session's answer may change)."""
-    entries = _scope.get()
-    if entries is None or infer is not None:
+    parses = _scope.get()
+    if parses is None or infer is not None:
         return dialect.parse_statement(piece, infer)
+    entries = parses.by_key
     key = (dialect.name, piece.text, piece.position)
     hit = entries.get(key)
     if hit is not None:
@@ -127,6 +138,21 @@ def parse_statement(
         return hit
     stmt = dialect.parse_statement(piece)
     entries[key] = stmt
+    parses.key_of[id(stmt)] = key
     if len(entries) > MAX_ENTRIES:
-        entries.popitem(last=False)
+        parses.drop(next(iter(entries)))
     return stmt
+
+
+def release(statements: Iterable[object]) -> None:
+    """Take ``statements`` out of the current :func:`run_scope` (none open, or not kept:
+    nothing to do): their caller is about to use up their bodies' sqlglot trees, so a later
+    read of the same statement must parse it again. Whoever still holds one of them keeps its
+    fields, but not its body's tree."""
+    parses = _scope.get()
+    if parses is None:
+        return
+    for stmt in statements:
+        key = parses.key_of.get(id(stmt))
+        if key is not None and parses.by_key.get(key) is stmt:
+            parses.drop(key)
