@@ -69,9 +69,9 @@ def parse_body(
         ast = parse_one(text, dialect_named(sqlglot_dialect), parser_class)
     except SqlglotError as e:
         return None, f"sqlglot could not parse the body: {first_line(str(e))}"
-    except _SQLGLOT_FAILURES as e:
+    except _SQLGLOT_FAILURES as failure:
         # sqlglot is a third-party parser: any failure inside it flags the body, never crashes us.
-        return None, f"sqlglot failed on the body: {type(e).__name__}"
+        return None, f"sqlglot failed on the body: {type(failure).__name__}"
     if ast is None:
         return None, "sqlglot found no expression in the body"
     if isinstance(ast, exp.Command):
@@ -245,9 +245,9 @@ def transpile_body(
             prepared = (
                 prepare(ast, parameters, private=True) if ast_private else prepare(ast, parameters)
             )
-        except _SQLGLOT_FAILURES as e:
+        except _SQLGLOT_FAILURES as failure:
             return Transpiled(
-                None, f"the body could not be prepared for {target}: {type(e).__name__}"
+                None, f"the body could not be prepared for {target}: {type(failure).__name__}"
             )
         if prepared.ast is None:
             return Transpiled(None, prepared.reason)
@@ -287,8 +287,8 @@ def transpile_body(
             sql = write(tree, writer, body_writer, unsupported_level=ErrorLevel.RAISE)
     except SqlglotError as e:
         return Transpiled(None, f"sqlglot cannot express it in {target}: {first_line(str(e))}")
-    except _SQLGLOT_FAILURES as e:
-        return Transpiled(None, f"sqlglot failed to write it in {target}: {type(e).__name__}")
+    except _SQLGLOT_FAILURES as failure:
+        return Transpiled(None, f"sqlglot failed to write it in {target}: {type(failure).__name__}")
     if nodes is not None and private:
         # The tree written is this call's (prepare's copy, or the body's own tree given up) and
         # prepare's walk listed its nodes: they let go of their parents without another walk.
@@ -299,8 +299,8 @@ def transpile_body(
         return Transpiled(
             None, f"the {target} text does not parse in {target}: {first_line(str(e))}"
         )
-    except _SQLGLOT_FAILURES as e:
-        return Transpiled(None, f"sqlglot failed on the {target} text: {type(e).__name__}")
+    except _SQLGLOT_FAILURES as failure:
+        return Transpiled(None, f"sqlglot failed on the {target} text: {type(failure).__name__}")
     if back is None:
         return Transpiled(None, f"the {target} text is empty")
     walked = False  # whether the scoped walk unlinked ``back`` (nothing below asks a parent)

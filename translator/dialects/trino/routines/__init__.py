@@ -288,8 +288,8 @@ def spark_body(
         return SparkForm(None, e.message)
     try:
         routine = routine_from_parts(name, params, returns, body, kind)
-    except (TranslatorError, ValueError) as e:
-        return SparkForm(None, f"the body does not read as a Trino routine: {e}")
+    except (TranslatorError, ValueError) as unread:
+        return SparkForm(None, f"the body does not read as a Trino routine: {unread}")
     return spark_form(routine, _as_written(routine, body, body_tree), private=private)
 
 
@@ -404,8 +404,8 @@ def spark_form(
         return SparkForm(None, e.reason)
     except RecursionError:
         return SparkForm(None, _too_deep(routine, tree))
-    except SqlglotError as e:
-        return SparkForm(None, f"sqlglot cannot write it in Spark: {first_line(str(e))}")
+    except SqlglotError as failure:  # not ``e``: see tests/test_setup.py
+        return SparkForm(None, f"sqlglot cannot write it in Spark: {first_line(str(failure))}")
 
 
 def _too_deep(routine: Routine, tree: exp.Expr | None) -> str:
