@@ -22,6 +22,7 @@ from translator.query_free import QueryFree
 from translator.rebuild import Reduced, by_init
 from translator.sqlglot_dialects import (
     GENERIC,
+    SQLGLOT_FAILURES,
     dialect_named,
     first_line,
     parse_one,
@@ -69,7 +70,7 @@ def parse_body(
         ast = parse_one(text, dialect_named(sqlglot_dialect), parser_class)
     except SqlglotError as e:
         return None, f"sqlglot could not parse the body: {first_line(str(e))}"
-    except _SQLGLOT_FAILURES as failure:
+    except SQLGLOT_FAILURES as failure:
         # sqlglot is a third-party parser: any failure inside it flags the body, never crashes us.
         return None, f"sqlglot failed on the body: {type(failure).__name__}"
     if ast is None:
@@ -78,10 +79,6 @@ def parse_body(
         # sqlglot's fallback for text it cannot parse: an opaque command, not a parse.
         return None, "sqlglot could not parse the body (it fell back to an opaque command)"
     return ast, None
-
-
-#: What sqlglot may raise besides its own errors (RecursionError: a deeply nested body).
-_SQLGLOT_FAILURES = (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError)
 
 
 # --------------------------------------------------------------------------------------------
@@ -245,7 +242,7 @@ def transpile_body(
             prepared = (
                 prepare(ast, parameters, private=True) if ast_private else prepare(ast, parameters)
             )
-        except _SQLGLOT_FAILURES as failure:
+        except SQLGLOT_FAILURES as failure:
             return Transpiled(
                 None, f"the body could not be prepared for {target}: {type(failure).__name__}"
             )
@@ -287,7 +284,7 @@ def transpile_body(
             sql = write(tree, writer, body_writer, unsupported_level=ErrorLevel.RAISE)
     except SqlglotError as e:
         return Transpiled(None, f"sqlglot cannot express it in {target}: {first_line(str(e))}")
-    except _SQLGLOT_FAILURES as failure:
+    except SQLGLOT_FAILURES as failure:
         return Transpiled(None, f"sqlglot failed to write it in {target}: {type(failure).__name__}")
     if nodes is not None and private:
         # The tree written is this call's (prepare's copy, or the body's own tree given up) and
@@ -299,7 +296,7 @@ def transpile_body(
         return Transpiled(
             None, f"the {target} text does not parse in {target}: {first_line(str(e))}"
         )
-    except _SQLGLOT_FAILURES as failure:
+    except SQLGLOT_FAILURES as failure:
         return Transpiled(None, f"sqlglot failed on the {target} text: {type(failure).__name__}")
     if back is None:
         return Transpiled(None, f"the {target} text is empty")

@@ -52,6 +52,7 @@ __all__ = [
     "GENERIC",
     "MAX_BRACKET_DEPTH",
     "SPARK",
+    "SQLGLOT_FAILURES",
     "TRINO",
     "dialect_named",
     "first_line",
@@ -251,3 +252,8 @@ def first_line(message: str) -> str:
 
 
 _MISSING_ARGUMENT = re.compile(r"Required keyword: '\w+' missing")
+
+
+#: What sqlglot may raise besides its own errors (RecursionError: a deeply nested body): any of
+#: them inside sqlglot flags the body it was given, never crashes us.
+SQLGLOT_FAILURES = (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError)

@@ -29,7 +29,14 @@ from sqlglot.tokenizer_core import Token, TokenType
 
 from translator.errors import BodyError
 from translator.query_free import QueryFree, query_free
-from translator.sqlglot_dialects import SPARK, TRINO, first_line, parse_one, tokenize
+from translator.sqlglot_dialects import (
+    SPARK,
+    SQLGLOT_FAILURES,
+    TRINO,
+    first_line,
+    parse_one,
+    tokenize,
+)
 from translator.sqltrees import ByClass, breadth_first
 
 __all__ = [
@@ -202,7 +209,7 @@ class BodyReading:
         if self._tree is _UNREAD:
             try:
                 self._tree = parse_one(self.text, TRINO)
-            except (SqlglotError, *_SQLGLOT_FAILURES):
+            except (SqlglotError, *SQLGLOT_FAILURES):
                 self._tree = None
         return self._tree
 
@@ -253,15 +260,12 @@ def _tokens_to_judge(reading: BodyReading) -> list[Token]:
     calls, so neither DETERMINISTIC nor NOT DETERMINISTIC can be written for it."""
     try:
         return reading.tokens()
-    except (SqlglotError, *_SQLGLOT_FAILURES) as e:
+    except (SqlglotError, *SQLGLOT_FAILURES) as e:
         detail = first_line(str(e)) if str(e).strip() else type(e).__name__
         raise BodyError(
             f"the Trino body cannot be tokenized ({detail}), so whether Trino finds it "
             "deterministic cannot be told"
         ) from None
-
-
-_SQLGLOT_FAILURES = (RecursionError, ValueError, TypeError, KeyError, IndexError, AttributeError)
 
 
 def query_in_body(body: str | BodyReading, kind: str) -> bool:
@@ -275,11 +279,11 @@ def query_in_body(body: str | BodyReading, kind: str) -> bool:
         if ast is not None:
             try:
                 return any(True for _ in ast.find_all(exp.Query, exp.Exists))
-            except (SqlglotError, *_SQLGLOT_FAILURES):
+            except (SqlglotError, *SQLGLOT_FAILURES):
                 pass
     try:
         tokens = reading.tokens()
-    except (SqlglotError, *_SQLGLOT_FAILURES):
+    except (SqlglotError, *SQLGLOT_FAILURES):
         return False
     return any(t.token_type in _QUERY_TOKENS for t in tokens)
 
