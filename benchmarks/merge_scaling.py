@@ -25,8 +25,8 @@ function when the caller reads it; the commit itself no longer copies) and writi
 (``dump_metadata``). The merge itself copies only what a statement changes.
 
 Every cell is the median of ``--repeat`` runs at every size (a ratio of two single samples of
-a few milliseconds moves by a fifth on this host), but a commit's ``first``, which is first
-once; the two comparison costs run once at 100k, where each takes seconds.
+a few milliseconds moves by a fifth on this host), except a commit's ``first``, which happens
+once a warehouse; the two comparison costs run once at 100k, where each takes seconds.
 
 Run by :mod:`benchmarks.run`; prints one JSON document.
 """
